@@ -1,0 +1,5 @@
+import sys
+
+from adbwire.cli import main
+
+sys.exit(main())

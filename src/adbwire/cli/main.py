@@ -1,0 +1,87 @@
+"""Entry point: build the parser from the command modules, run one, map errors to exit codes.
+
+Expected failures (device unreachable, bad argument, refused service) print one line on
+stderr and exit non-zero; a traceback is shown only with --debug or ADBWIRE_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Sequence
+
+from adbwire import __version__
+from adbwire.cli import devices, keygen, shell
+from adbwire.errors import AdbwireError, Fault
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 1
+EXIT_INTERRUPTED = 130
+
+COMMANDS = (devices, shell, keygen)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="adbwire",
+        description="Talk to Android devices over the ADB wire protocol, with no adb binary.",
+    )
+    parser.add_argument("--version", action="version", version=f"adbwire {__version__}")
+    parser.add_argument(
+        "-s",
+        "--serial",
+        metavar="SERIAL",
+        default=os.environ.get("ANDROID_SERIAL"),
+        help="device to use: HOST:PORT for TCP (default: $ANDROID_SERIAL, or the only device)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="deadline of one operation (default: 30)",
+    )
+    parser.add_argument(
+        "--connect-timeout", type=float, default=10.0, metavar="SECONDS", help="default: 10"
+    )
+    parser.add_argument(
+        "--auth-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long to wait for 'Allow USB debugging?' to be accepted (default: 60)",
+    )
+    parser.add_argument(
+        "--debug", action="store_true", help="log protocol details, show tracebacks"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"
+    logging.basicConfig(
+        level=logging.DEBUG if debug else logging.WARNING,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        code: int = args.handler(args)
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except AdbwireError as exc:
+        if debug:
+            raise
+        print(f"adbwire: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE if exc.fault is Fault.CALLER else EXIT_FAILURE
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""The one exception tree of adbwire.
+
+Every error says whose fault it is and what to do next::
+
+    AdbwireError
+    ├── UsageError                  the caller's fault: bad argument, unknown serial, bad path
+    ├── KeyFileError                a key file is unreadable or malformed (names the file)
+    ├── TransportError              the link to the device (socket, USB) failed
+    │   ├── ConnectFailedError      nothing accepted the connection (wrong host/port, refused)
+    │   └── DisconnectedError       the device went away; every open stream gets this
+    ├── ProtocolError               the bytes on the wire make no sense
+    │   ├── LocalProtocolError      we broke the protocol: a bug in adbwire, please report
+    │   └── RemoteProtocolError     the peer broke it: not an ADB device, or a broken one
+    ├── AuthError                   authentication did not complete
+    │   ├── AuthPendingError        waiting for "Allow USB debugging?" on the device timed out
+    │   └── AuthRejectedError       the device refused every key and will not prompt
+    ├── StreamRefusedError          the device closed an OPEN at once: service not supported
+    ├── DeviceCommandError          a command ran on the device and failed
+    │   ├── CommandFailedError      a shell command exited non-zero (carries the exit code)
+    │   └── SyncFailError           the file-sync service answered FAIL (names the path)
+    ├── OperationCancelledError     the caller cancelled; the operation's streams were closed
+    └── AdbTimeoutError             an operation's deadline passed (also a TimeoutError)
+
+`AdbTimeoutError` subclasses the built-in `TimeoutError` so generic code can catch it.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Fault(str, Enum):
+    """Whose fault an error is; the MCP layer turns this into advice for an agent."""
+
+    CALLER = "caller"
+    DEVICE = "device"
+    ADBWIRE = "adbwire"
+    ENVIRONMENT = "environment"
+
+
+class AdbwireError(Exception):
+    """Base of every error adbwire raises on purpose."""
+
+    fault: Fault = Fault.ENVIRONMENT
+    retryable: bool = False
+
+
+class UsageError(AdbwireError, ValueError):
+    """The caller asked for something invalid; nothing was sent to the device."""
+
+    fault = Fault.CALLER
+
+
+class KeyFileError(AdbwireError):
+    """A key file could not be read, parsed or written."""
+
+    fault = Fault.ENVIRONMENT
+
+    def __init__(self, path: object, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+class TransportError(AdbwireError):
+    """The byte link to the device failed."""
+
+    retryable = True
+
+
+class ConnectFailedError(TransportError):
+    """No connection could be made to the device address."""
+
+
+class DisconnectedError(TransportError):
+    """The device connection ended while something was still using it."""
+
+    fault = Fault.DEVICE
+
+
+class ProtocolError(AdbwireError):
+    """The ADB protocol was violated."""
+
+
+class LocalProtocolError(ProtocolError):
+    """adbwire tried to do something the protocol forbids (a bug on our side)."""
+
+    fault = Fault.ADBWIRE
+
+
+class RemoteProtocolError(ProtocolError):
+    """The peer sent bytes that are not valid ADB: it is not an ADB device, or it is broken."""
+
+    fault = Fault.DEVICE
+
+
+class AuthError(AdbwireError):
+    """Authentication with the device did not complete."""
+
+    fault = Fault.DEVICE
+
+
+class AuthPendingError(AuthError):
+    """The device is showing (or should show) the 'Allow USB debugging?' prompt."""
+
+    retryable = True
+
+
+class AuthRejectedError(AuthError):
+    """The device rejected our keys and does not offer a prompt."""
+
+
+class StreamRefusedError(AdbwireError):
+    """The device refused to open a service (it answered OPEN with CLSE)."""
+
+    fault = Fault.DEVICE
+
+    def __init__(self, service: str) -> None:
+        super().__init__(f"the device refused the service {service!r} (not supported here)")
+        self.service = service
+
+
+class DeviceCommandError(AdbwireError):
+    """A request reached the device and the device said it failed."""
+
+    fault = Fault.DEVICE
+
+
+class CommandFailedError(DeviceCommandError):
+    """A shell command exited with a non-zero status."""
+
+    def __init__(self, command: str, exit_code: int, stderr: str = "") -> None:
+        detail = f": {stderr.strip()}" if stderr.strip() else ""
+        super().__init__(f"{command!r} exited with status {exit_code}{detail}")
+        self.command = command
+        self.exit_code = exit_code
+        self.stderr = stderr
+
+
+class SyncFailError(DeviceCommandError):
+    """The file-sync service refused a request about a path."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.device_message = message
+
+
+class OperationCancelledError(AdbwireError):
+    """The caller cancelled an operation; the device streams it used were closed."""
+
+    fault = Fault.CALLER
+
+
+class AdbTimeoutError(AdbwireError, TimeoutError):
+    """An operation did not finish within its deadline."""
+
+    retryable = True

@@ -1,0 +1,329 @@
+"""The connection runtime: one reader thread, per-stream queues, one write lock.
+
+Threads: the reader thread is the only one that reads the transport; it decodes packets,
+feeds them to the sans-IO `HostProtocol` and hands events to streams under the state lock
+(it never blocks on a consumer). Any thread may write; packet bytes go out under the write
+lock. When the link fails, every open stream and every waiter gets the error at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from adbwire.errors import (
+    AdbwireError,
+    AuthPendingError,
+    DisconnectedError,
+    StreamRefusedError,
+    TransportError,
+    UsageError,
+)
+from adbwire.wire import packets as P
+from adbwire.wire.banner import HOST_FEATURES, Banner, host_banner
+from adbwire.wire.operation import current_operation
+from adbwire.wire.protocol import (
+    AuthChallenge,
+    Connected,
+    ConnectionState,
+    Event,
+    HostProtocol,
+    StreamClosed,
+    StreamData,
+    StreamOpened,
+    StreamRefused,
+    StreamWritable,
+)
+from adbwire.wire.stream import Buffer, Stream
+from adbwire.wire.timeouts import Deadline, Timeouts
+from adbwire.wire.transport import Transport
+
+log = logging.getLogger(__name__)
+
+MAX_SERVICE_LENGTH = 64 * 1024
+
+
+class Signer(Protocol):
+    """A key that can answer an AUTH token (see `adbwire.wire.keys`)."""
+
+    def sign(self, token: bytes) -> bytes: ...
+
+    def public_key_bytes(self) -> bytes: ...
+
+
+StateListener = Callable[[ConnectionState], None]
+
+
+class Connection:
+    """One authenticated ADB connection to one device; open streams with `open_stream`."""
+
+    def __init__(self, transport: Transport, protocol: HostProtocol, timeouts: Timeouts) -> None:
+        self.transport = transport
+        self.timeouts = timeouts
+        self.state_lock = threading.Lock()
+        self._protocol = protocol
+        self._write_lock = threading.Lock()
+        self._changed = threading.Condition(self.state_lock)
+        self._streams: dict[int, Stream] = {}
+        self._pending_events: list[Event] = []
+        self._failure: AdbwireError | None = None
+        self._reader = threading.Thread(
+            target=self._read_loop, name=f"adbwire-reader-{transport.address}", daemon=True
+        )
+        self.state_listener: StateListener | None = None
+
+    # ----------------------------------------------------------- set-up
+
+    @classmethod
+    def open(
+        cls,
+        transport: Transport,
+        keys: Sequence[Signer],
+        *,
+        timeouts: Timeouts | None = None,
+        features: tuple[str, ...] = HOST_FEATURES,
+        max_payload: int = P.MAX_PAYLOAD,
+        version: int = P.VERSION_SKIP_CHECKSUM,
+        on_state: StateListener | None = None,
+    ) -> Connection:
+        """Connect the transport and complete CNXN (and AUTH) within the timeouts."""
+        timeouts = timeouts or Timeouts()
+        protocol = HostProtocol(host_banner(features), version=version, max_payload=max_payload)
+        transport.connect(timeouts.connect)
+        connection = cls(transport, protocol, timeouts)
+        connection.state_listener = on_state
+        try:
+            connection._handshake(keys)
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    def _handshake(self, keys: Sequence[Signer]) -> None:
+        self._reader.start()
+        self._send(self._protocol.connect_packet())
+        remaining_keys = list(keys)
+        deadline = Deadline(self.timeouts.connect, f"connecting to {self.transport.address}")
+        while True:
+            event = self._next_handshake_event(deadline)
+            if isinstance(event, Connected):
+                self._notify_state(ConnectionState.ONLINE)
+                log.debug("connected to %s: %s", self.transport.address, event.banner)
+                return
+            assert isinstance(event, AuthChallenge)
+            if remaining_keys:
+                key = remaining_keys.pop(0)
+                with self.state_lock:
+                    packet = self._protocol.sign(key.sign(event.token))
+                self._notify_state(ConnectionState.AUTHENTICATING)
+            elif keys:
+                with self.state_lock:
+                    packet = self._protocol.offer_public_key(keys[0].public_key_bytes())
+                self._notify_state(ConnectionState.UNAUTHORIZED)
+                deadline = Deadline(self.timeouts.auth, "waiting for the debugging prompt")
+            else:
+                raise AuthPendingError(
+                    f"{self.transport.address} requires authentication and no key was given"
+                )
+            self._send(packet)
+
+    def _next_handshake_event(self, deadline: Deadline) -> Event:
+        with self._changed:
+            while not self._pending_events:
+                if self._failure is not None:
+                    raise self._failure
+                if deadline.expired():
+                    if self._protocol.state is ConnectionState.UNAUTHORIZED:
+                        raise AuthPendingError(
+                            f"{self.transport.address} is waiting for you: accept the "
+                            "'Allow USB debugging?' prompt on the device (tick 'Always allow "
+                            "from this computer'), then connect again"
+                        )
+                    raise deadline.error()
+                self._changed.wait(deadline.remaining())
+            return self._pending_events.pop(0)
+
+    def _notify_state(self, state: ConnectionState) -> None:
+        if self.state_listener is not None:
+            self.state_listener(state)
+
+    # ----------------------------------------------------------- what callers see
+
+    @property
+    def state(self) -> ConnectionState:
+        return self._protocol.state
+
+    @property
+    def banner(self) -> Banner:
+        banner = self._protocol.device_banner
+        if banner is None:
+            raise DisconnectedError("the connection is not established")
+        return banner
+
+    @property
+    def features(self) -> frozenset[str]:
+        """Features both sides support: only these may be used."""
+        return self.banner.features & self._protocol.host_banner.features
+
+    @property
+    def max_payload(self) -> int:
+        return self._protocol.max_payload
+
+    @property
+    def version(self) -> int:
+        return self._protocol.version
+
+    @property
+    def delayed_ack(self) -> bool:
+        return self._protocol.delayed_ack
+
+    @property
+    def failure(self) -> AdbwireError | None:
+        return self._failure
+
+    def open_stream(self, service: str, timeout: float | None = None) -> Stream:
+        """OPEN a service; a refusal raises StreamRefusedError at once, never a timeout."""
+        encoded_length = len(service.encode())
+        if not service or "\0" in service or encoded_length > MAX_SERVICE_LENGTH:
+            raise UsageError(f"invalid service name {service[:80]!r}")
+        if encoded_length + 1 > self.max_payload:
+            raise UsageError(
+                f"service request of {encoded_length} bytes exceeds the device's "
+                f"maximum payload of {self.max_payload} bytes"
+            )
+        deadline = Deadline(
+            self.timeouts.operation if timeout is None else timeout, f"opening {service!r}"
+        )
+        with self.state_lock:
+            if self._failure is not None:
+                raise self._failure
+            local_id, packet = self._protocol.open(service)
+            stream = Stream(self, local_id, service)
+            self._streams[local_id] = stream
+        operation = current_operation()
+        if operation is not None:
+            operation.adopt(stream)
+        try:
+            self._send(packet)
+            stream._wait_open(deadline)
+        except BaseException:
+            stream.close()
+            raise
+        if stream.refused:
+            stream.close()
+            raise StreamRefusedError(service)
+        return stream
+
+    def close(self) -> None:
+        """Close every stream and the link (idempotent)."""
+        self._fail(DisconnectedError(f"{self.transport.address}: connection closed by us"))
+        if self._reader.is_alive() and self._reader is not threading.current_thread():
+            self._reader.join(timeout=5)
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ----------------------------------------------------------- used by Stream
+
+    def _send(self, packet: P.Packet) -> None:
+        header = packet.header(with_checksum=self._protocol.sends_checksums)
+        try:
+            with self._write_lock:
+                self.transport.write_packet(header, packet.payload)
+        except TransportError as exc:
+            self._fail(exc)
+            raise
+
+    def _can_write(self, local_id: int) -> bool:
+        return local_id in self._protocol.streams and self._protocol.can_write(local_id)
+
+    def _write_limit(self, local_id: int) -> int:
+        return self._protocol.write_limit(local_id)
+
+    def _make_write(self, local_id: int, chunk: Buffer) -> P.Packet:
+        return self._protocol.write(local_id, chunk)
+
+    def _acknowledge(self, local_id: int, consumed: int) -> None:
+        with self.state_lock:
+            packet = self._protocol.acknowledge(local_id, consumed)
+        if packet is not None:
+            self._send_quietly(packet)
+
+    def _close_stream(self, stream: Stream) -> None:
+        with self.state_lock:
+            self._streams.pop(stream.local_id, None)
+            packet = self._protocol.close(stream.local_id) if self._failure is None else None
+        if packet is not None:
+            self._send_quietly(packet)
+
+    def _send_quietly(self, packet: P.Packet) -> None:
+        """Send a packet whose loss only matters if the link is gone (then streams know)."""
+        with contextlib.suppress(TransportError):
+            self._send(packet)
+
+    # ----------------------------------------------------------- the reader thread
+
+    def _read_loop(self) -> None:
+        try:
+            while True:
+                with self.state_lock:
+                    online = self._protocol.state is ConnectionState.ONLINE
+                    limit = self._protocol.max_payload if online else P.MAX_PAYLOAD
+                header = P.decode_header(
+                    self.transport.read_exactly(P.HEADER_SIZE), max_payload=limit
+                )
+                payload = self.transport.read_exactly(header.length) if header.length else b""
+                with self.state_lock:
+                    self._protocol.check_payload(header, payload)
+                    events = self._protocol.receive(header, payload)
+                    for event in events:
+                        self._dispatch(event)
+        except AdbwireError as exc:
+            self._fail(exc)
+        except Exception as exc:  # a bug: fail loudly but keep waiters from hanging
+            log.exception("adbwire reader thread crashed")
+            self._fail(DisconnectedError(f"internal error in the connection reader: {exc!r}"))
+
+    def _dispatch(self, event: Event) -> None:
+        if isinstance(event, StreamData):
+            self._streams[event.local_id]._on_data(event.payload)
+        elif isinstance(event, StreamWritable):
+            self._streams[event.local_id]._on_writable()
+        elif isinstance(event, StreamOpened):
+            self._streams[event.local_id]._on_opened()
+        elif isinstance(event, StreamClosed):
+            stream = self._streams.pop(event.local_id, None)
+            if stream is not None:
+                stream._on_remote_close()
+        elif isinstance(event, StreamRefused):
+            stream = self._streams.pop(event.local_id, None)
+            if stream is not None:
+                stream._on_refused()
+        else:
+            self._pending_events.append(event)
+            self._changed.notify_all()
+
+    def _fail(self, error: AdbwireError) -> None:
+        with self.state_lock:
+            if self._failure is not None:
+                return
+            self._failure = error
+            self._protocol.connection_lost()
+            streams = list(self._streams.values())
+            self._streams.clear()
+            stream_error = (
+                error
+                if isinstance(error, DisconnectedError)
+                else DisconnectedError(f"{self.transport.address}: device disconnected ({error})")
+            )
+            for stream in streams:
+                stream._on_failure(stream_error)
+            self._changed.notify_all()
+        self.transport.close()
+        self._notify_state(ConnectionState.CLOSED)

@@ -1,0 +1,360 @@
+"""The user's ADB keys: found, loaded and generated exactly as Google's adb does.
+
+What adb does (packages/modules/adb client/auth.cpp and adb_utils.cpp), and so do we:
+
+- The user key is `$HOME/.android/adbkey` (the home directory from the password database
+  when `$HOME` is unset; the user profile on Windows). adb ignores `$ANDROID_USER_HOME` and
+  `$ANDROID_SDK_HOME`; so do we for the user key, so that a device that trusts the user's adb
+  trusts adbwire too. If that file is missing, a 2048-bit key is generated there.
+- `$ADB_VENDOR_KEYS` lists more keys, separated by `os.pathsep`: each entry is a key file, or
+  a directory whose `*.adb_key` files (not recursively) are keys. Missing entries are skipped.
+- Private keys are PEM; adb writes PKCS#8 (`BEGIN PRIVATE KEY`) with mode 0600 and reads
+  that or PKCS#1 (`BEGIN RSA PRIVATE KEY`). `adbkey.pub` holds the Android-format public key
+  and ` user@host`, with no newline. adb never reads `adbkey.pub`: the public key it sends is
+  always derived from the private key; a stale `.pub` only earns a warning here.
+- Tokens are signed with RSA PKCS#1 v1.5, the 20-byte token taken as a SHA-1 digest.
+
+Where we differ on purpose: a key file that exists but is unreadable or malformed raises
+`KeyFileError` naming it (adb logs and carries on); `$ANDROID_USER_HOME/adbkey` and
+`$ANDROID_SDK_HOME/.android/adbkey` (the SDK tools' settings folder) are tried after the user key
+when they exist, never created; keys are tried user key first (adb orders by fingerprint).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import logging
+import os
+import socket
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
+
+from adbwire.errors import KeyFileError, RemoteProtocolError, UsageError
+from adbwire.wire.android_pubkey import (
+    decode_android_pubkey,
+    encode_android_pubkey,
+    pack_android_pubkey,
+)
+
+__all__ = [
+    "TOKEN_SIZE",
+    "AdbKey",
+    "android_dir",
+    "decode_android_pubkey",
+    "default_key_comment",
+    "default_key_path",
+    "encode_android_pubkey",
+    "generate_key",
+    "load_key",
+    "load_keys",
+    "vendor_key_paths",
+    "verify_signature",
+]
+
+log = logging.getLogger(__name__)
+
+TOKEN_SIZE: Final = 20
+"""adbd's AUTH tokens are 20 random bytes, signed as if they were a SHA-1 digest."""
+KEY_BITS: Final = 2048
+VENDOR_KEY_SUFFIX: Final = ".adb_key"
+_MAX_KEY_FILE_SIZE: Final = 64 * 1024
+_PRIVATE_MODE: Final = 0o600
+_PUBLIC_MODE: Final = 0o644
+_ANDROID_DIR_MODE: Final = 0o750
+_ALREADY_EXISTS: Final = "already exists; refusing to overwrite a key (use force)"
+# adbd checks RSA_verify(NID_sha1, token): the protocol fixes SHA-1, we do not choose it.
+_TOKEN_HASH: Final = utils.Prehashed(hashes.SHA1())  # noqa: S303
+
+
+@dataclass(frozen=True)
+class AdbKey:
+    """A private key loaded from `path`, ready to answer AUTH tokens."""
+
+    path: Path
+    private_key: rsa.RSAPrivateKey = field(repr=False, compare=False)
+
+    @property
+    def public_key(self) -> rsa.RSAPublicKey:
+        return self.private_key.public_key()
+
+    def sign(self, token: bytes) -> bytes:
+        """Sign an AUTH token the way adbd verifies it (PKCS#1 v1.5, token as SHA-1 digest)."""
+        if len(token) != TOKEN_SIZE:
+            raise RemoteProtocolError(
+                f"the device sent a {len(token)}-byte AUTH token; ADB tokens are {TOKEN_SIZE}"
+            )
+        return self.private_key.sign(token, padding.PKCS1v15(), _TOKEN_HASH)
+
+    def public_key_bytes(self) -> bytes:
+        """The AUTH RSAPUBLICKEY payload: `BASE64 user@host` and a NUL, as adb sends it."""
+        return encode_android_pubkey(self.public_key, default_key_comment()) + b"\0"
+
+
+def android_dir() -> Path:
+    """The directory adb keeps its keys in: `~/.android` (`$HOME` first, as adb does)."""
+    return Path.home() / ".android"
+
+
+def default_key_path() -> Path:
+    """The user's private key, `~/.android/adbkey`; its public key is `adbkey.pub` beside it."""
+    return android_dir() / "adbkey"
+
+
+def default_key_comment() -> str:
+    """`user@host` as adb writes it: `$LOGNAME`/`$HOSTNAME` (Windows: `USERNAME`/`COMPUTERNAME`)
+    when set, else the login name and host name of the system."""
+    windows = os.name == "nt"
+    user_var, host_var = ("USERNAME", "COMPUTERNAME") if windows else ("LOGNAME", "HOSTNAME")
+    user = os.environ.get(user_var) or _login_name()
+    host = os.environ.get(host_var) or socket.gethostname()
+    return f"{user}@{host}"
+
+
+def _login_name() -> str:
+    with contextlib.suppress(OSError):
+        return os.getlogin()
+    with contextlib.suppress(Exception):
+        return getpass.getuser()
+    return ""
+
+
+def vendor_key_paths() -> list[Path]:
+    """The key files named by `$ADB_VENDOR_KEYS`, in adb's order; missing entries skipped."""
+    entries = sorted({e for e in os.environ.get("ADB_VENDOR_KEYS", "").split(os.pathsep) if e})
+    paths: list[Path] = []
+    for entry in entries:
+        path = Path(entry)
+        if not path.exists():
+            log.warning("ADB_VENDOR_KEYS names %s, which does not exist; skipped", path)
+            continue
+        paths.extend(_expand_key_path(path))
+    return paths
+
+
+def _expand_key_path(path: Path) -> list[Path]:
+    """A file is itself; a directory means its `*.adb_key` files (not recursively)."""
+    if not path.is_dir():
+        return [path]
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as error:
+        raise KeyFileError(path, f"cannot list this key directory: {_reason(error)}") from None
+    keys = [path / name for name in names if name.endswith(VENDOR_KEY_SUFFIX)]
+    return [key for key in keys if not key.is_dir()]
+
+
+def _android_sdk_key_paths() -> list[Path]:
+    candidates: list[Path] = []
+    if user_home := os.environ.get("ANDROID_USER_HOME"):
+        candidates.append(Path(user_home) / "adbkey")
+    if sdk_home := os.environ.get("ANDROID_SDK_HOME"):
+        candidates.append(Path(sdk_home) / ".android" / "adbkey")
+    return [path for path in candidates if path.exists()]
+
+
+def load_keys(
+    extra_paths: Iterable[str | os.PathLike[str]] = (), *, create: bool = True
+) -> list[AdbKey]:
+    """Every key to try, the user key first, each key once.
+
+    Order: `~/.android/adbkey` (generated if missing and `create`), the SDK-home keys that
+    exist, `$ADB_VENDOR_KEYS`, then `extra_paths` (files or directories like vendor entries,
+    but a missing one is an error since the caller asked for it).
+    """
+    paths: list[Path] = []
+    user_key = default_key_path()
+    if user_key.exists() or user_key.is_symlink():
+        paths.append(user_key)
+    elif create:
+        log.info("no ADB key at %s; generating one", user_key)
+        try:
+            generate_key(user_key)
+        except KeyFileError:
+            if not user_key.exists():  # another process created it first: use theirs
+                raise
+        paths.append(user_key)
+    paths.extend(_android_sdk_key_paths())
+    paths.extend(vendor_key_paths())
+    for extra in extra_paths:
+        path = Path(extra)
+        if not path.exists():
+            raise KeyFileError(path, "does not exist")
+        paths.extend(_expand_key_path(path))
+
+    keys: list[AdbKey] = []
+    seen: set[tuple[int, int]] = set()
+    for path in paths:
+        key = load_key(path)
+        numbers = key.public_key.public_numbers()
+        if (numbers.n, numbers.e) in seen:
+            continue
+        seen.add((numbers.n, numbers.e))
+        keys.append(key)
+        if path == user_key:
+            _check_public_file(key)
+    return keys
+
+
+def load_key(path: str | os.PathLike[str]) -> AdbKey:
+    """Load one PEM private key; `KeyFileError` names the file and says what is wrong."""
+    path = Path(path)
+    data = _read_key_file(path)
+    if b"-----BEGIN" not in data:
+        raise KeyFileError(path, "is not a PEM private key (no '-----BEGIN' line)")
+    try:
+        private_key = serialization.load_pem_private_key(data, password=None)
+    except TypeError:
+        raise KeyFileError(
+            path, "is encrypted with a passphrase; adb keys must be unencrypted"
+        ) from None
+    except (ValueError, UnsupportedAlgorithm) as error:
+        raise KeyFileError(path, f"is not a valid PEM private key ({error})") from None
+    if not isinstance(private_key, rsa.RSAPrivateKey):
+        kind = type(private_key).__name__
+        raise KeyFileError(path, f"is not an RSA key but {kind}; ADB keys are RSA keys")
+    if private_key.key_size != KEY_BITS:
+        raise KeyFileError(
+            path, f"is a {private_key.key_size}-bit RSA key; Android accepts only 2048-bit keys"
+        )
+    try:
+        pack_android_pubkey(private_key.public_key())
+    except UsageError as error:
+        raise KeyFileError(path, str(error)) from None
+    return AdbKey(path, private_key)
+
+
+def _read_key_file(path: Path) -> bytes:
+    if path.is_dir():
+        raise KeyFileError(path, "is a directory, expected a PEM private key file")
+    try:
+        with open(path, "rb") as file:
+            data = file.read(_MAX_KEY_FILE_SIZE + 1)
+    except FileNotFoundError:
+        raise KeyFileError(path, "does not exist") from None
+    except OSError as error:
+        raise KeyFileError(path, f"cannot be read: {_reason(error)}") from None
+    if len(data) > _MAX_KEY_FILE_SIZE:
+        raise KeyFileError(path, "is far too large to be a key file")
+    if not data.strip():
+        raise KeyFileError(path, "is empty, expected a PEM private key")
+    return data
+
+
+def _check_public_file(key: AdbKey) -> None:
+    """Warn when `adbkey.pub` disagrees with `adbkey` (adb ignores it, so we do too)."""
+    public_path = key.path.with_name(key.path.name + ".pub")
+    try:
+        text = public_path.read_bytes()
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        log.warning("%s: cannot be read (%s); it is not needed", public_path, _reason(error))
+        return
+    try:
+        public_key = decode_android_pubkey(text, source=public_path)
+    except KeyFileError as error:
+        log.warning("%s; adb ignores this file too, the key in %s is used", error, key.path)
+        return
+    if public_key.public_numbers() != key.public_key.public_numbers():
+        log.warning(
+            "%s does not match %s; the key in %s is used (regenerate the .pub to fix this)",
+            public_path,
+            key.path,
+            key.path,
+        )
+
+
+def generate_key(
+    path: str | os.PathLike[str], *, comment: str | None = None, force: bool = False
+) -> AdbKey:
+    """Create a 2048-bit key pair at `path` and `path.pub`, in adb's formats.
+
+    The private key is PKCS#8 PEM, mode 0600 from the first byte on (written to a temporary
+    file in the same directory, then moved into place). An existing key is never replaced
+    unless `force`. The comment defaults to `user@host` as adb computes it.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise KeyFileError(path, "is a directory, expected a key file path")
+    if not force and (path.exists() or path.is_symlink()):
+        raise KeyFileError(path, _ALREADY_EXISTS)
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
+    pem = private_key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    )
+    if comment is None:
+        comment = default_key_comment()
+    public_text = encode_android_pubkey(private_key.public_key(), comment)
+    try:
+        path.parent.mkdir(mode=_ANDROID_DIR_MODE, parents=True, exist_ok=True)
+    except OSError as error:
+        raise KeyFileError(path, f"cannot create its directory: {_reason(error)}") from None
+    _write_atomically(path, pem, _PRIVATE_MODE, replace=force)
+    _write_atomically(path.with_name(path.name + ".pub"), public_text, _PUBLIC_MODE, replace=True)
+    return AdbKey(path, private_key)
+
+
+def _write_atomically(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
+    """Write a temp file (created 0600 by mkstemp) beside `path`, then move it into place."""
+    try:
+        fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise KeyFileError(path, f"cannot be written: {_reason(error)}") from None
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temp_name, mode)
+        if replace:
+            os.replace(temp_name, path)
+        else:
+            _link_without_clobbering(temp_name, path)
+    except KeyFileError:
+        raise
+    except OSError as error:
+        raise KeyFileError(path, f"cannot be written: {_reason(error)}") from None
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp_name)
+
+
+def _link_without_clobbering(temp_name: str, path: Path) -> None:
+    """Publish `temp_name` as `path` unless `path` appeared meanwhile (another process)."""
+    try:
+        os.link(temp_name, path)
+    except FileExistsError:
+        raise KeyFileError(path, _ALREADY_EXISTS) from None
+    except OSError:  # file system without hard links: a tiny race remains, as with adb
+        if path.exists():
+            raise KeyFileError(path, _ALREADY_EXISTS) from None
+        os.replace(temp_name, path)
+
+
+def verify_signature(android_pubkey_text: str | bytes, token: bytes, signature: bytes) -> bool:
+    """Does `signature` sign `token` for this Android-format public key? (adbd's check)
+
+    A malformed key raises `KeyFileError`; a wrong signature or token size gives False.
+    """
+    public_key = decode_android_pubkey(android_pubkey_text)
+    if len(token) != TOKEN_SIZE:
+        return False
+    try:
+        public_key.verify(signature, token, padding.PKCS1v15(), _TOKEN_HASH)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error)

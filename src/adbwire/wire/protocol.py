@@ -1,0 +1,326 @@
+"""The host side of the ADB protocol as a state machine with no I/O.
+
+Packets go in (`receive`), events come out; calls such as `open` or `write` return the
+packets to send. The runtime (`connection.py`) owns sockets, threads and waiting; this
+module owns every rule about which packet may come when, so it can be tested on tables
+of packets without a device.
+
+Connection states::
+
+    CONNECTING --CNXN--> ONLINE
+    CONNECTING --AUTH TOKEN--> AUTHENTICATING --(signature accepted) CNXN--> ONLINE
+    AUTHENTICATING --(all keys refused, public key sent)--> UNAUTHORIZED --CNXN--> ONLINE
+    any --transport closed--> CLOSED
+
+Streams: OPEN -> (OKAY: open | CLSE: refused) -> WRTE/OKAY ... -> CLSE. Without
+delayed_ack one WRTE may be in flight per stream; with it, the peer grants a byte window
+(announced in its first OKAY) and every OKAY returns credit.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from enum import Enum
+
+from adbwire.errors import AuthRejectedError, LocalProtocolError, RemoteProtocolError
+from adbwire.wire import packets as P
+from adbwire.wire.banner import Banner, parse_banner
+
+INITIAL_RECEIVE_WINDOW = 4 * 1024 * 1024
+"""Bytes we let a device send on one stream before it must wait for our OKAY (delayed_ack)."""
+
+_U32 = struct.Struct("<I")
+
+
+class ConnectionState(str, Enum):
+    CONNECTING = "connecting"
+    AUTHENTICATING = "authenticating"
+    UNAUTHORIZED = "unauthorized"
+    ONLINE = "online"
+    CLOSED = "closed"
+
+
+# ---------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class Connected:
+    banner: Banner
+    version: int
+    max_payload: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuthChallenge:
+    """The device sent a token; answer with `sign` or, when out of keys, `offer_public_key`."""
+
+    token: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class StreamOpened:
+    local_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamRefused:
+    local_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamData:
+    local_id: int
+    payload: bytes | bytearray | memoryview
+
+
+@dataclass(frozen=True, slots=True)
+class StreamWritable:
+    """The device acknowledged data: the stream may send again."""
+
+    local_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class StreamClosed:
+    local_id: int
+
+
+Event = (
+    Connected
+    | AuthChallenge
+    | StreamOpened
+    | StreamRefused
+    | StreamData
+    | StreamWritable
+    | StreamClosed
+)
+
+
+# ---------------------------------------------------------------- per-stream state
+
+
+class StreamPhase(str, Enum):
+    OPENING = "opening"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(slots=True)
+class StreamState:
+    local_id: int
+    service: str
+    phase: StreamPhase = StreamPhase.OPENING
+    remote_id: int = 0
+    send_credit: int = 0
+    """Bytes we may still send (delayed_ack), or 1/0 packets in flight allowed (classic)."""
+
+
+class HostProtocol:
+    """The host (adb client) end of one ADB connection."""
+
+    def __init__(
+        self,
+        banner: Banner,
+        *,
+        version: int = P.VERSION_SKIP_CHECKSUM,
+        max_payload: int = P.MAX_PAYLOAD,
+        receive_window: int = INITIAL_RECEIVE_WINDOW,
+    ) -> None:
+        self.host_banner = banner
+        self.state = ConnectionState.CONNECTING
+        self.our_version = version
+        self.our_max_payload = max_payload
+        self.version = P.VERSION_CHECKSUMMED
+        self.max_payload = max_payload
+        self.device_banner: Banner | None = None
+        self.delayed_ack = False
+        self.receive_window = receive_window
+        self.streams: dict[int, StreamState] = {}
+        self._next_local_id = 1
+        self._public_key_sent = False
+
+    # ----------------------------------------------------------- packets out
+
+    @property
+    def sends_checksums(self) -> bool:
+        return self.version < P.VERSION_SKIP_CHECKSUM
+
+    def connect_packet(self) -> P.Packet:
+        return P.Packet(P.A_CNXN, self.our_version, self.our_max_payload, self.host_banner.encode())
+
+    def sign(self, signature: bytes) -> P.Packet:
+        self._require(ConnectionState.AUTHENTICATING, "send an AUTH signature")
+        return P.Packet(P.A_AUTH, P.AUTH_SIGNATURE, 0, signature)
+
+    def offer_public_key(self, public_key: bytes) -> P.Packet:
+        self._require(ConnectionState.AUTHENTICATING, "offer a public key")
+        self._public_key_sent = True
+        self.state = ConnectionState.UNAUTHORIZED
+        payload = public_key if public_key.endswith(b"\0") else public_key + b"\0"
+        return P.Packet(P.A_AUTH, P.AUTH_RSAPUBLICKEY, 0, payload)
+
+    def open(self, service: str) -> tuple[int, P.Packet]:
+        self._require(ConnectionState.ONLINE, f"open {service!r}")
+        local_id = self._next_local_id
+        self._next_local_id = (self._next_local_id % 0x7FFFFFFF) + 1
+        self.streams[local_id] = StreamState(local_id, service)
+        window = self.receive_window if self.delayed_ack else 0
+        return local_id, P.Packet(P.A_OPEN, local_id, window, service.encode() + b"\0")
+
+    def can_write(self, local_id: int) -> bool:
+        stream = self._stream(local_id)
+        return stream.phase is StreamPhase.OPEN and stream.send_credit > 0
+
+    def write_limit(self, local_id: int) -> int:
+        """How many bytes the next WRTE on this stream may carry."""
+        stream = self._stream(local_id)
+        if self.delayed_ack:
+            return min(self.max_payload, stream.send_credit)
+        return self.max_payload
+
+    def write(self, local_id: int, data: bytes | bytearray | memoryview) -> P.Packet:
+        stream = self._stream(local_id)
+        if stream.phase is not StreamPhase.OPEN:
+            raise LocalProtocolError(f"write on stream {local_id} in phase {stream.phase.value}")
+        if not data or len(data) > self.write_limit(local_id) or stream.send_credit <= 0:
+            raise LocalProtocolError(
+                f"WRTE of {len(data)} bytes on stream {local_id} exceeds what the peer allows"
+            )
+        stream.send_credit -= len(data) if self.delayed_ack else 1
+        return P.Packet(P.A_WRTE, local_id, stream.remote_id, data)
+
+    def acknowledge(self, local_id: int, consumed: int) -> P.Packet | None:
+        """The OKAY that tells the device we consumed `consumed` bytes of its data."""
+        stream = self.streams.get(local_id)
+        if stream is None or stream.phase is not StreamPhase.OPEN:
+            return None
+        payload = _U32.pack(consumed) if self.delayed_ack else b""
+        return P.Packet(P.A_OKAY, local_id, stream.remote_id, payload)
+
+    def close(self, local_id: int) -> P.Packet | None:
+        stream = self.streams.pop(local_id, None)
+        if stream is None or stream.phase is StreamPhase.CLOSED:
+            return None
+        stream.phase = StreamPhase.CLOSED
+        return P.Packet(P.A_CLSE, local_id, stream.remote_id)
+
+    def connection_lost(self) -> list[int]:
+        """Mark the connection closed; return the streams that were still open."""
+        self.state = ConnectionState.CLOSED
+        lost = list(self.streams)
+        self.streams.clear()
+        return lost
+
+    # ----------------------------------------------------------- packets in
+
+    def check_payload(self, header: P.Header, payload: bytes | bytearray | memoryview) -> None:
+        """Verify a checksum when the protocol version asks for one."""
+        if self.state in (ConnectionState.ONLINE, ConnectionState.CLOSED):
+            if self.version < P.VERSION_SKIP_CHECKSUM:
+                P.verify_payload(header, payload)
+        elif header.check != 0:
+            # During the handshake the version is not settled: a device that still uses
+            # checksums sends one, a newer device sends zero.
+            P.verify_payload(header, payload)
+
+    def receive(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        handler = {
+            P.A_CNXN: self._on_cnxn,
+            P.A_AUTH: self._on_auth,
+            P.A_OKAY: self._on_okay,
+            P.A_WRTE: self._on_wrte,
+            P.A_CLSE: self._on_clse,
+        }.get(header.command)
+        if handler is None:
+            raise RemoteProtocolError(f"unexpected {header.name} packet from the device")
+        return handler(header, payload)
+
+    def _on_cnxn(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        if self.state is ConnectionState.ONLINE:
+            # A device may resend CNXN (e.g. after adbd restarted under the same socket).
+            raise RemoteProtocolError("the device restarted the connection (second CNXN)")
+        banner = parse_banner(payload)
+        self.version = min(self.our_version, header.arg0)
+        self.max_payload = max(256, min(self.our_max_payload, header.arg1))
+        self.device_banner = banner
+        self.delayed_ack = banner.has("delayed_ack") and self.host_banner.has("delayed_ack")
+        self.state = ConnectionState.ONLINE
+        return [Connected(banner, self.version, self.max_payload)]
+
+    def _on_auth(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        if header.arg0 != P.AUTH_TOKEN:
+            raise RemoteProtocolError(f"the device sent AUTH type {header.arg0}, expected TOKEN")
+        if self.state is ConnectionState.ONLINE:
+            raise RemoteProtocolError("AUTH after the connection was established")
+        if self._public_key_sent:
+            raise AuthRejectedError(
+                "the device rejected our public key: it did not accept the debugging prompt"
+            )
+        self.state = ConnectionState.AUTHENTICATING
+        return [AuthChallenge(bytes(payload))]
+
+    def _on_okay(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        self._require_online(header)
+        stream = self.streams.get(header.arg1)
+        if stream is None:
+            return []  # a reply racing our CLSE
+        if stream.phase is StreamPhase.OPENING:
+            stream.phase = StreamPhase.OPEN
+            stream.remote_id = header.arg0
+            stream.send_credit = self._credit_from(payload, first=True)
+            return [StreamOpened(stream.local_id)]
+        if header.arg0 != stream.remote_id:
+            raise RemoteProtocolError(
+                f"OKAY for stream {stream.local_id} names remote id {header.arg0}, "
+                f"expected {stream.remote_id}"
+            )
+        if self.delayed_ack:
+            stream.send_credit += self._credit_from(payload, first=False)
+        else:
+            stream.send_credit = 1
+        return [StreamWritable(stream.local_id)]
+
+    def _credit_from(self, payload: bytes | bytearray | memoryview, *, first: bool) -> int:
+        if not self.delayed_ack:
+            return 1
+        if len(payload) != 4:
+            what = "first OKAY" if first else "OKAY"
+            raise RemoteProtocolError(
+                f"{what} under delayed_ack carries {len(payload)} payload bytes, expected 4"
+            )
+        value: int = _U32.unpack(payload)[0]
+        return value
+
+    def _on_wrte(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        self._require_online(header)
+        stream = self.streams.get(header.arg1)
+        if stream is None or stream.phase is not StreamPhase.OPEN:
+            return []  # data racing our CLSE; the device gets our CLSE and stops
+        return [StreamData(stream.local_id, payload)]
+
+    def _on_clse(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        self._require_online(header)
+        stream = self.streams.get(header.arg1)
+        if stream is None:
+            return []
+        del self.streams[stream.local_id]
+        refused = stream.phase is StreamPhase.OPENING
+        stream.phase = StreamPhase.CLOSED
+        return [StreamRefused(stream.local_id) if refused else StreamClosed(stream.local_id)]
+
+    # ----------------------------------------------------------- helpers
+
+    def _stream(self, local_id: int) -> StreamState:
+        stream = self.streams.get(local_id)
+        if stream is None:
+            raise LocalProtocolError(f"no open stream with local id {local_id}")
+        return stream
+
+    def _require(self, state: ConnectionState, action: str) -> None:
+        if self.state is not state:
+            raise LocalProtocolError(f"cannot {action} while {self.state.value}")
+
+    def _require_online(self, header: P.Header) -> None:
+        if self.state is not ConnectionState.ONLINE:
+            raise RemoteProtocolError(f"{header.name} before the connection was established")

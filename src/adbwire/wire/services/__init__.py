@@ -1,0 +1,1 @@
+"""Services over streams: each module opens streams for one kind of request."""

@@ -1,0 +1,178 @@
+"""Running shell commands: shell v2 (separate stdout/stderr, exit code, stdin) with a v1
+fallback for devices that lack `shell_v2` (merged output; exit code from a sentinel).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
+from enum import Enum
+
+from adbwire.errors import CommandFailedError, RemoteProtocolError, UsageError
+from adbwire.wire.connection import Connection
+from adbwire.wire.services.shell_protocol import (
+    HEADER_SIZE,
+    ShellPacketDecoder,
+    ShellPacketId,
+    encode,
+)
+from adbwire.wire.stream import Stream
+from adbwire.wire.timeouts import Deadline
+
+
+class Channel(str, Enum):
+    STDOUT = "stdout"
+    STDERR = "stderr"
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    command: str
+    stdout: bytes
+    stderr: bytes
+    exit_code: int
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    def check(self) -> ShellResult:
+        """Raise CommandFailedError unless the command exited 0."""
+        if self.exit_code != 0:
+            raise CommandFailedError(
+                self.command, self.exit_code, self.stderr.decode("utf-8", errors="replace")
+            )
+        return self
+
+
+class ShellProcess:
+    """A running command; iterate it for (channel, bytes) as output arrives.
+
+    Without shell_v2 everything arrives on STDOUT and stdin is not supported; the exit code
+    is recovered from a sentinel the command line prints last.
+    """
+
+    def __init__(
+        self,
+        connection: Connection,
+        command: str,
+        *,
+        pty: bool = False,
+        timeout: float | None = None,
+    ) -> None:
+        self.command = command
+        self.v2 = "shell_v2" in connection.features
+        self.exit_code: int | None = None
+        self._decoder = ShellPacketDecoder()
+        self._marker = f"ADBWIRE_EXIT_{secrets.token_hex(8)}:"
+        if self.v2:
+            service = f"shell,v2,{'pty' if pty else 'raw'}:{command}"
+        else:
+            # The subshell keeps `exit N` in the command from skipping our sentinel.
+            service = f"shell:({command}\n); echo {self._marker}$?"
+        self._stream: Stream = connection.open_stream(service, timeout)
+        self._tail = b""
+        self._payload_limit = connection.max_payload - HEADER_SIZE
+
+    def __enter__(self) -> ShellProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def write_stdin(self, data: bytes, deadline: Deadline | None = None) -> None:
+        self._require_v2("writing to stdin")
+        for start in range(0, len(data), self._payload_limit):
+            chunk = data[start : start + self._payload_limit]
+            self._stream.write(encode(ShellPacketId.STDIN, chunk), deadline)
+
+    def close_stdin(self, deadline: Deadline | None = None) -> None:
+        if self.v2:
+            self._stream.write(encode(ShellPacketId.CLOSE_STDIN), deadline)
+
+    def resize(self, rows: int, cols: int, deadline: Deadline | None = None) -> None:
+        self._require_v2("resizing the terminal")
+        size = f"{rows}x{cols},0x0\0".encode()
+        self._stream.write(encode(ShellPacketId.WINDOW_SIZE_CHANGE, size), deadline)
+
+    def output(self, deadline: Deadline | None = None) -> Iterator[tuple[Channel, bytes]]:
+        """Output as it arrives, until the command exits (then `exit_code` is set)."""
+        while True:
+            data = self._stream.read(None, deadline)
+            if not data:
+                break
+            if self.v2:
+                for packet_id, payload in self._decoder.feed(data):
+                    if packet_id is ShellPacketId.STDOUT:
+                        yield Channel.STDOUT, payload
+                    elif packet_id is ShellPacketId.STDERR:
+                        yield Channel.STDERR, payload
+                    elif packet_id is ShellPacketId.EXIT:
+                        self.exit_code = payload[0] if payload else 0
+            else:
+                emit = self._split_v1(data)
+                if emit:
+                    yield Channel.STDOUT, emit
+        if not self.v2:
+            self._finish_v1()
+        elif self.exit_code is None:
+            raise RemoteProtocolError(
+                f"{self.command!r}: the device closed the shell without an exit code"
+            )
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def _require_v2(self, what: str) -> None:
+        if not self.v2:
+            raise UsageError(f"{what} needs a device with the shell_v2 feature (Android 7+)")
+
+    def _split_v1(self, data: bytes) -> bytes:
+        """Hold back just enough bytes that a sentinel split across reads is still found."""
+        buffered = self._tail + data
+        keep = len(self._marker) + 8
+        self._tail = buffered[-keep:]
+        return buffered[:-keep]
+
+    def _finish_v1(self) -> None:
+        marker = self._marker.encode()
+        tail = self._tail
+        at = tail.rfind(marker)
+        if at < 0:
+            raise RemoteProtocolError(f"{self.command!r}: the output ended without an exit status")
+        status = tail[at + len(marker) :].strip()
+        self._tail = tail[:at]
+        self.exit_code = int(status) if status.isdigit() else 255
+
+    @property
+    def leftover_v1(self) -> bytes:
+        """Output held back while looking for the v1 sentinel (emitted by `run`)."""
+        return self._tail
+
+
+def run(
+    connection: Connection,
+    command: str,
+    *,
+    stdin: bytes | None = None,
+    timeout: float | None = None,
+) -> ShellResult:
+    """Run `command` to completion and return its output and exit code."""
+    deadline = Deadline(
+        connection.timeouts.operation if timeout is None else timeout, f"shell {command!r}"
+    )
+    if stdin and "shell_v2" not in connection.features:
+        raise UsageError("stdin needs a device with the shell_v2 feature (Android 7+)")
+    stdout: list[bytes] = []
+    stderr: list[bytes] = []
+    with ShellProcess(connection, command, timeout=deadline.remaining()) as process:
+        if stdin:
+            process.write_stdin(stdin, deadline)
+        process.close_stdin(deadline)
+        for channel, data in process.output(deadline):
+            (stdout if channel is Channel.STDOUT else stderr).append(data)
+        if not process.v2:
+            stdout.append(process.leftover_v1)
+    assert process.exit_code is not None
+    return ShellResult(command, b"".join(stdout), b"".join(stderr), process.exit_code)

@@ -1,0 +1,59 @@
+"""The shell v2 packet format: id (1 byte), little-endian u32 length, data.
+
+Used inside the byte stream of a `shell,v2,…:` service to keep stdin, stdout, stderr and
+the exit status apart.
+"""
+
+from __future__ import annotations
+
+import struct
+from enum import IntEnum
+
+from adbwire.errors import RemoteProtocolError
+
+_HEADER = struct.Struct("<BI")
+HEADER_SIZE = _HEADER.size
+
+
+class ShellPacketId(IntEnum):
+    STDIN = 0
+    STDOUT = 1
+    STDERR = 2
+    EXIT = 3
+    CLOSE_STDIN = 4
+    WINDOW_SIZE_CHANGE = 5
+
+
+def encode(packet_id: ShellPacketId, data: bytes = b"") -> bytes:
+    return _HEADER.pack(packet_id, len(data)) + data
+
+
+class ShellPacketDecoder:
+    """Feed stream bytes in any split; take out whole (id, data) packets."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[ShellPacketId, bytes]]:
+        self._buffer += data
+        packets: list[tuple[ShellPacketId, bytes]] = []
+        offset = 0
+        buffer = self._buffer
+        while len(buffer) - offset >= HEADER_SIZE:
+            raw_id, length = _HEADER.unpack_from(buffer, offset)
+            end = offset + HEADER_SIZE + length
+            if end > len(buffer):
+                break
+            try:
+                packet_id = ShellPacketId(raw_id)
+            except ValueError:
+                raise RemoteProtocolError(f"unknown shell protocol packet id {raw_id}") from None
+            packets.append((packet_id, bytes(buffer[offset + HEADER_SIZE : end])))
+            offset = end
+        del buffer[:offset]
+        return packets
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an incomplete packet still buffered."""
+        return len(self._buffer)

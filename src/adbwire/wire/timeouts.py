@@ -1,0 +1,54 @@
+"""The one timeout model: a connect timeout, an auth wait, and a per-operation deadline.
+
+* ``connect`` bounds opening the byte link and the CNXN/AUTH exchange with a device that
+  already trusts our key.
+* ``auth`` bounds waiting for a person to press "Allow" on the device's USB-debugging prompt.
+* ``operation`` is the default deadline of one call (open a stream, run a command, move a
+  file). Every blocking call also takes an explicit ``timeout`` that overrides it; ``None``
+  means "no deadline" and is only used for calls that run until cancelled (forwarding).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from adbwire.errors import AdbTimeoutError
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0
+    auth: float = 60.0
+    operation: float = 30.0
+
+
+class Deadline:
+    """A point in monotonic time after which an operation gives up."""
+
+    __slots__ = ("_at", "_what")
+
+    def __init__(self, seconds: float | None, what: str) -> None:
+        """`seconds` of None or math.inf means no deadline."""
+        if seconds is None or math.isinf(seconds):
+            self._at: float | None = None
+        else:
+            self._at = time.monotonic() + seconds
+        self._what = what
+
+    def remaining(self) -> float | None:
+        """Seconds left (never negative), or None when there is no deadline."""
+        if self._at is None:
+            return None
+        return max(0.0, self._at - time.monotonic())
+
+    def expired(self) -> bool:
+        return self._at is not None and time.monotonic() >= self._at
+
+    def check(self) -> None:
+        if self.expired():
+            raise AdbTimeoutError(f"{self._what} timed out")
+
+    def error(self) -> AdbTimeoutError:
+        return AdbTimeoutError(f"{self._what} timed out")

@@ -1,0 +1,154 @@
+"""Byte transports: the seam where TCP, USB, recording and replay plug in.
+
+A transport moves whole ADB packets out (header, then payload, so USB can add its
+zero-length packet) and exact byte counts in. The TCP transport is adb_shell's, with
+blocking reads into preallocated buffers and vectored writes so that a 1 MiB payload is
+never copied to be sent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+from typing import Protocol, cast
+
+from adb_shell.transport.tcp_transport import TcpTransport as _AdbShellTcpTransport
+
+from adbwire.errors import ConnectFailedError, DisconnectedError, UsageError
+
+DEFAULT_TCP_PORT = 5555
+
+
+class Transport(Protocol):
+    """What the connection runtime needs from a byte link to one device."""
+
+    @property
+    def kind(self) -> str:
+        """'tcp', 'usb', 'replay', ... (shown to users and written into recordings)."""
+        ...
+
+    @property
+    def address(self) -> str:
+        """The serial adb would show for this link, e.g. '192.168.1.20:5555'."""
+        ...
+
+    def connect(self, timeout: float) -> None: ...
+
+    def read_exactly(self, size: int) -> bytes | bytearray:
+        """Block until `size` bytes arrived; raise DisconnectedError on end of stream."""
+        ...
+
+    def write_packet(self, header: bytes, payload: bytes | bytearray | memoryview) -> None:
+        """Send one packet; blocks until the bytes are handed to the OS (or raises)."""
+        ...
+
+    def close(self) -> None:
+        """Close the link; a blocked `read_exactly` in another thread then raises."""
+        ...
+
+
+def parse_tcp_address(text: str) -> tuple[str, int]:
+    """Split 'host[:port]' (IPv6 as '[::1]:5555') and validate it."""
+    host, port_text = text, ""
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise UsageError(f"bad address {text!r}: missing ']' after an IPv6 host")
+        host, rest = text[1:end], text[end + 1 :]
+        if rest:
+            if not rest.startswith(":"):
+                raise UsageError(f"bad address {text!r}: expected ':PORT' after ']'")
+            port_text = rest[1:]
+    elif text.count(":") == 1:
+        host, port_text = text.split(":")
+    if not host:
+        raise UsageError(f"bad address {text!r}: empty host")
+    if not port_text:
+        return host, DEFAULT_TCP_PORT
+    if not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise UsageError(f"bad address {text!r}: port must be a number from 1 to 65535")
+    return host, int(port_text)
+
+
+class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
+    """adb_shell's TCP transport with blocking exact reads and copy-free writes."""
+
+    def __init__(self, host: str, port: int = DEFAULT_TCP_PORT, *, io_timeout: float = 30.0):
+        super().__init__(host, port)
+        self._io_timeout = io_timeout
+        self._sock: socket.socket | None = None
+
+    @property
+    def kind(self) -> str:
+        return "tcp"
+
+    @property
+    def address(self) -> str:
+        host: str = self._host
+        return f"[{host}]:{self._port}" if ":" in host else f"{host}:{self._port}"
+
+    def connect(self, timeout: float) -> None:
+        try:
+            super().connect(timeout)
+        except OSError as exc:
+            raise ConnectFailedError(f"cannot connect to {self.address}: {exc}") from exc
+        sock = self._connection
+        sock.setblocking(True)
+        # The write timeout bounds a peer that stops reading; the reader thread treats its
+        # own timeouts as "nothing yet" and keeps waiting.
+        sock.settimeout(self._io_timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self._sock = sock
+
+    def _socket(self) -> socket.socket:
+        if self._sock is None:
+            raise DisconnectedError(f"{self.address}: not connected")
+        return self._sock
+
+    def read_exactly(self, size: int) -> bytes | bytearray:
+        sock = self._socket()
+        buffer = bytearray(size)
+        view = memoryview(buffer)
+        filled = 0
+        while filled < size:
+            try:
+                count = sock.recv_into(view[filled:])
+            except TimeoutError:
+                continue
+            except OSError as exc:
+                raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
+            if count == 0:
+                raise DisconnectedError(f"{self.address}: the device closed the connection")
+            filled += count
+        return buffer
+
+    def write_packet(self, header: bytes, payload: bytes | bytearray | memoryview) -> None:
+        sock = self._socket()
+        try:
+            if payload:
+                # One vectored send avoids both a copy and a tiny-segment round trip.
+                sent = sock.sendmsg([header, payload])
+                total = len(header) + len(payload)
+                if sent < total:
+                    rest = (
+                        memoryview(header + bytes(payload))[sent:]
+                        if sent < len(header)
+                        else (memoryview(payload)[sent - len(header) :])
+                    )
+                    sock.sendall(rest)
+            else:
+                sock.sendall(header)
+        except TimeoutError as exc:
+            raise DisconnectedError(
+                f"{self.address}: the device stopped reading (write timed out)"
+            ) from exc
+        except OSError as exc:
+            raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
+
+    def close(self) -> None:
+        sock, self._sock = self._sock, None
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+        self._connection = cast(socket.socket, None)  # adb_shell's attribute

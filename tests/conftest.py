@@ -1,0 +1,87 @@
+"""Suite-wide guards: no test may spawn Google's adb (except the interop oracle tests), and
+no test touches the real ~/.android of the machine it runs on.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adbwire.wire.keys import AdbKey, generate_key
+
+
+def _is_adb(argv: object) -> bool:
+    if isinstance(argv, (str, bytes, os.PathLike)):
+        first = os.fsdecode(argv).split()[0] if os.fsdecode(argv).strip() else ""
+    elif isinstance(argv, (list, tuple)) and argv:
+        first = os.fsdecode(argv[0])
+    else:
+        return False
+    return Path(first).name in {"adb", "adb.exe"}
+
+
+class AdbSpawnedError(AssertionError):
+    pass
+
+
+@pytest.fixture(autouse=True)
+def _forbid_adb_processes(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Fail any test outside tests/interop that starts a process named adb."""
+    if request.node.get_closest_marker("interop") or "interop" in request.node.nodeid.split("/"):
+        yield
+        return
+    original_init = subprocess.Popen.__init__
+
+    def guarded_init(
+        self: subprocess.Popen[bytes], args: object, *rest: object, **kw: object
+    ) -> None:
+        if _is_adb(args) or _is_adb(kw.get("executable")):
+            raise AdbSpawnedError(f"adbwire must never run adb, but this test tried: {args!r}")
+        original_init(self, args, *rest, **kw)  # type: ignore[call-overload]
+
+    original_execv = os.execv
+    original_spawnv = os.posix_spawn
+
+    def guarded_execv(path: str, argv: object) -> None:
+        if _is_adb(path) or _is_adb(argv):
+            raise AdbSpawnedError(f"adbwire must never exec adb: {path!r}")
+        original_execv(path, argv)  # type: ignore[arg-type]
+
+    def guarded_posix_spawn(path: str, argv: object, *rest: object, **kw: object) -> int:
+        if _is_adb(path) or _is_adb(argv):
+            raise AdbSpawnedError(f"adbwire must never spawn adb: {path!r}")
+        return original_spawnv(path, argv, *rest, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(subprocess.Popen, "__init__", guarded_init)
+    monkeypatch.setattr(os, "execv", guarded_execv)
+    monkeypatch.setattr(os, "posix_spawn", guarded_posix_spawn)
+    yield
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Point HOME and the Android key variables at an empty directory for every test."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for variable in ("ANDROID_USER_HOME", "ANDROID_SDK_HOME", "ADB_VENDOR_KEYS", "ANDROID_SERIAL"):
+        monkeypatch.delenv(variable, raising=False)
+
+
+@pytest.fixture(scope="session")
+def adb_key(tmp_path_factory: pytest.TempPathFactory) -> AdbKey:
+    """One RSA key for the whole run (generating 2048-bit keys is slow)."""
+    return generate_key(tmp_path_factory.mktemp("keys") / "adbkey", comment="test@adbwire")
+
+
+@pytest.fixture(scope="session")
+def other_key(tmp_path_factory: pytest.TempPathFactory) -> AdbKey:
+    """A second key that devices in the tests do not trust."""
+    return generate_key(tmp_path_factory.mktemp("keys") / "otherkey", comment="other@adbwire")
