@@ -1,0 +1,106 @@
+"""dumpsys window focus, wm size and wm density."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from adbwire.device.parsers.component import Component
+from adbwire.device.parsers.window import (
+    Size,
+    parse_density,
+    parse_display_size,
+    parse_window_display,
+    parse_window_focus,
+)
+
+SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
+
+
+def read_sample(relative: str) -> str:
+    path = SAMPLES / relative
+    if not path.is_file():
+        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
+    return path.read_bytes().decode("utf-8")
+
+
+def test_recent_format_play_store_in_focus() -> None:
+    text = read_sample("dumpsys_window/pixel_like_1080x2340_displays.txt")
+    focus = parse_window_focus(text)
+    assert focus.current_focus == "com.android.vending/com.android.vending.AssetBrowserActivity"
+    assert focus.focused_app == "com.android.vending/.AssetBrowserActivity"
+    assert focus.package == "com.android.vending"
+    assert focus.activity == "com.android.vending.AssetBrowserActivity"
+    assert focus.app_has_focus is True
+    assert focus.dialog is None
+    display = parse_window_display(text)
+    assert display is not None
+    assert display.initial == Size(1080, 2340)
+    assert display.density == 440
+    assert display.app == Size(1080, 2160)
+
+
+def test_android_4_format_without_user_and_with_paused_suffix() -> None:
+    text = read_sample("dumpsys_window/android4x_windows_sampleui.txt")
+    focus = parse_window_focus(text)
+    assert focus.current_focus == (
+        "com.dtmilano.android.sampleui/com.dtmilano.android.sampleui.MainActivity"
+    )
+    assert focus.focus_component == Component(
+        "com.dtmilano.android.sampleui", "com.dtmilano.android.sampleui.MainActivity"
+    )
+    assert focus.focused_app == "com.dtmilano.android.sampleui/.MainActivity"  # in a token
+    display = parse_window_display(text)
+    assert display is not None
+    assert (display.initial, display.density) == (Size(480, 800), None)
+
+
+def test_notification_shade_over_an_app_is_not_the_app_having_focus() -> None:
+    # The MTK activities dump also carries the window manager state of a sleeping device.
+    focus = parse_window_focus(
+        read_sample("dumpsys_activity_activities/mtk_camera_task_format.txt")
+    )
+    assert focus.current_focus == "NotificationShade"
+    assert focus.focus_component is None
+    assert focus.focused_app == "com.mediatek.camera/.CameraLauncher"
+    assert focus.package == "com.mediatek.camera"
+    assert focus.app_has_focus is False
+
+
+def test_anr_and_crash_dialog_windows() -> None:
+    anr = parse_window_focus(
+        "  mCurrentFocus=Window{4b1c2d u0 Application Not Responding: com.example.app}\n"
+        "  mFocusedApp=ActivityRecord{9f u0 com.example.app/.MainActivity t31}\n"
+    )
+    assert (anr.dialog, anr.dialog_process) == ("anr", "com.example.app")
+    assert anr.app_has_focus is False
+    crash = parse_window_focus("mCurrentFocus=Window{1 u0 Application Error: com.example.app}")
+    assert (crash.dialog, crash.dialog_process) == ("crash", "com.example.app")
+
+
+def test_null_empty_and_crlf() -> None:
+    nothing = parse_window_focus("  mCurrentFocus=null\r\n  mFocusedApp=null\r\n")
+    assert (nothing.current_focus, nothing.focused_app, nothing.package) == (None, None, None)
+    assert parse_window_focus("").current_focus is None
+    crlf = parse_window_focus("  mCurrentFocus=Window{a u0 com.x/com.x.Main}\r\n")
+    assert crlf.current_focus == "com.x/com.x.Main"
+    assert parse_window_display("") is None
+
+
+def test_wm_size() -> None:
+    plain = parse_display_size("Physical size: 1080x2400\n")
+    assert plain.physical == Size(1080, 2400)
+    assert plain.override is None
+    assert plain.effective == Size(1080, 2400)
+    overridden = parse_display_size("Physical size: 1080x2400\r\nOverride size: 720x1600\r\n")
+    assert overridden.effective == Size(720, 1600)
+    assert parse_display_size("").effective is None
+    assert parse_display_size("Error: no such display\n").physical is None
+
+
+def test_wm_density() -> None:
+    assert parse_density("Physical density: 440\n").effective == 440
+    both = parse_density("Physical density: 440\nOverride density: 320\n")
+    assert (both.physical, both.override, both.effective) == (440, 320, 320)
+    assert parse_density("Physical dens").effective is None  # truncated
