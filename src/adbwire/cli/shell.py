@@ -2,7 +2,7 @@
 
 Like `adb shell`, the words are joined with spaces and the device's shell parses them, so
 `adbwire shell 'ls /sdcard | wc -l'` runs a pipeline on the device. Piped stdin is
-forwarded (not with -n); an interactive terminal session is not supported yet.
+forwarded (not with -n). With no command on a terminal it opens an interactive session.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import threading
 from typing import Any, BinaryIO
 
 from adbwire.cli import targets
+from adbwire.cli.interactive import run_interactive
 from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire.services.shell import Channel, ShellProcess
 from adbwire.wire.timeouts import Deadline
@@ -39,7 +40,10 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.words:
-        raise UsageError("interactive shells are not supported yet: give a command")
+        if not sys.stdin.isatty():
+            raise UsageError("give a command, or run on a terminal for an interactive shell")
+        with targets.connect(args) as client:
+            return run_interactive(client)
     command = " ".join(args.words)
     forward_stdin = not args.no_stdin and not sys.stdin.isatty()
     seconds = None if args.no_deadline else args.timeout

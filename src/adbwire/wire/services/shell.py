@@ -98,7 +98,7 @@ class ShellProcess:
 
     def output(self, deadline: Deadline | None = None) -> Iterator[tuple[Channel, bytes]]:
         """Output as it arrives, until the command exits (then `exit_code` is set)."""
-        while True:
+        while self.exit_code is None:
             data = self._stream.read(None, deadline)
             if not data:
                 break

@@ -1,0 +1,70 @@
+"""An interactive terminal session (`adbwire shell` with no command on a terminal).
+
+The local terminal goes into raw mode; keystrokes go to the device's pty as shell v2 stdin,
+its output comes back as it arrives, and window-size changes follow the local terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+
+from adbwire.errors import AdbwireError, UsageError
+from adbwire.wire.client import AdbClient
+from adbwire.wire.services.shell import Channel, ShellProcess
+
+
+def run_interactive(client: AdbClient) -> int:
+    """Relay the local terminal to a device shell until it exits; returns its exit status."""
+    if os.name != "posix":
+        raise UsageError("interactive shells are only supported on POSIX terminals for now")
+    if "shell_v2" not in client.features:
+        raise UsageError("interactive shells need a device with the shell_v2 feature (Android 7+)")
+    import termios  # noqa: PLC0415 - POSIX-only modules
+    import tty  # noqa: PLC0415
+
+    stdin_fd = sys.stdin.fileno()
+    saved = termios.tcgetattr(stdin_fd)
+    with client.start_shell("", pty=True, timeout=None) as process:
+        _send_window_size(process)
+        previous_handler = signal.signal(signal.SIGWINCH, _resize_handler(process))
+        tty.setraw(stdin_fd)
+        try:
+            threading.Thread(target=_pump_keys, args=(process, stdin_fd), daemon=True).start()
+            out = sys.stdout.buffer
+            for channel, data in process.output(None):
+                target = out if channel is Channel.STDOUT else sys.stderr.buffer
+                target.write(data)
+                target.flush()
+        finally:
+            termios.tcsetattr(stdin_fd, termios.TCSADRAIN, saved)
+            signal.signal(signal.SIGWINCH, previous_handler)
+    return process.exit_code or 0
+
+
+def _pump_keys(process: ShellProcess, stdin_fd: int) -> None:
+    try:
+        while chunk := os.read(stdin_fd, 4096):
+            process.write_stdin(chunk)
+        process.close_stdin()
+    except (AdbwireError, OSError):
+        pass  # the session ended; the output loop reports why
+
+
+def _send_window_size(process: ShellProcess) -> None:
+    size = shutil.get_terminal_size()
+    process.resize(size.lines, size.columns)
+
+
+def _resize_handler(process: ShellProcess) -> Callable[[int, FrameType | None], None]:
+    def handle(_signum: int, _frame: FrameType | None) -> None:
+        with contextlib.suppress(AdbwireError):
+            _send_window_size(process)
+
+    return handle

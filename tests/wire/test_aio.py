@@ -1,0 +1,90 @@
+"""The anyio facade: results come back, and cancelling a call closes its device streams."""
+
+from __future__ import annotations
+
+import queue
+import threading
+
+import anyio
+import pytest
+
+from adbwire.errors import OperationCancelledError
+from adbwire.wire import packets as P
+from adbwire.wire.aio import AsyncAdbClient, run_blocking
+from adbwire.wire.services.shell_protocol import ShellPacketId, encode
+
+from .fake_peer import PeerSocket, fake_device
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def shell_device(events: queue.Queue[str], hang: threading.Event) -> object:
+    """Answers `shell,v2` opens: 'echo' gets output and exit 0; anything else hangs."""
+
+    def script(peer: PeerSocket) -> None:
+        peer.accept_cnxn()
+        while True:
+            packet = peer.recv_packet()
+            if packet.command == P.A_OPEN:
+                service = bytes(packet.payload).rstrip(b"\0").decode()
+                events.put(f"open {service}")
+                peer.send(P.Packet(P.A_OKAY, 100 + packet.arg0, packet.arg0))
+                if "echo" in service:
+                    body = encode(ShellPacketId.STDOUT, b"hi\n") + encode(ShellPacketId.EXIT, b"\0")
+                    peer.send(P.Packet(P.A_WRTE, 100 + packet.arg0, packet.arg0, body))
+                    peer.send(P.Packet(P.A_CLSE, 100 + packet.arg0, packet.arg0))
+            elif packet.command == P.A_CLSE:
+                events.put(f"close {packet.arg0}")
+                if not hang.is_set():
+                    return
+            elif packet.command == P.A_WRTE:
+                peer.send(P.Packet(P.A_OKAY, 100 + packet.arg0, packet.arg0))
+
+    return script
+
+
+async def test_shell_through_the_facade() -> None:
+    events: queue.Queue[str] = queue.Queue()
+    hang = threading.Event()
+    hang.set()
+    with fake_device(shell_device(events, hang)) as (address, _):  # type: ignore[arg-type]
+        with anyio.fail_after(10):
+            async with await AsyncAdbClient.connect_tcp(address, []) as client:
+                result = await client.shell("echo hi")
+        assert (result.stdout, result.exit_code) == (b"hi\n", 0)
+        hang.clear()
+
+
+async def test_cancelling_a_call_closes_its_stream_at_once() -> None:
+    events: queue.Queue[str] = queue.Queue()
+    hang = threading.Event()
+    hang.set()
+    finished = threading.Event()
+    outcome: list[BaseException] = []
+    with fake_device(shell_device(events, hang)) as (address, _):  # type: ignore[arg-type]
+        async with await AsyncAdbClient.connect_tcp(address, []) as client:
+
+            def blocking_call() -> None:
+                try:
+                    client.client.shell("sleep 1000", timeout=60)
+                except BaseException as exc:
+                    outcome.append(exc)
+                    raise
+                finally:
+                    finished.set()
+
+            with anyio.move_on_after(0.3):
+                await run_blocking(blocking_call)
+            assert (
+                await anyio.to_thread.run_sync(events.get, True, 5)
+                == "open shell,v2,raw:sleep 1000"
+            )
+            assert (await anyio.to_thread.run_sync(events.get, True, 5)).startswith("close ")
+            assert await anyio.to_thread.run_sync(finished.wait, 5)
+            assert isinstance(outcome[0], OperationCancelledError)
+            hang.clear()
