@@ -4,13 +4,22 @@ no test touches the real ~/.android of the machine it runs on.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from adbwire.testing import (
+    DeviceOptions,
+    SimulatedDevice,
+    UserlandFactory,
+    default_userland_factory,
+    running_device,
+)
 from adbwire.wire.keys import AdbKey, generate_key
 
 
@@ -85,3 +94,50 @@ def adb_key(tmp_path_factory: pytest.TempPathFactory) -> AdbKey:
 def other_key(tmp_path_factory: pytest.TempPathFactory) -> AdbKey:
     """A second key that devices in the tests do not trust."""
     return generate_key(tmp_path_factory.mktemp("keys") / "otherkey", comment="other@adbwire")
+
+
+# ---- the simulated device (adbwire.testing) ---------------------------------------------
+
+
+def _sim_userland_factory() -> UserlandFactory:
+    """The scripted userland when it is importable, else the protocol tests' stand-in."""
+    try:
+        import adbwire.testing.userland  # noqa: F401, PLC0415 - probe only
+    except ImportError:
+        from tests.simulator.protocol_standin import StandinUserland  # noqa: PLC0415
+
+        return StandinUserland
+    return default_userland_factory
+
+
+def _public_key_text(key: AdbKey) -> str:
+    return key.public_key_bytes().rstrip(b"\0").decode()
+
+
+@pytest.fixture
+def sim_device_factory(adb_key: AdbKey) -> Iterator[Callable[..., SimulatedDevice]]:
+    """Start simulated devices with chosen options; every one is stopped after the test.
+
+    Unless `authorized_keys` is given, the devices trust `adb_key` (real RSA checks)."""
+    with contextlib.ExitStack() as stack:
+
+        def start(
+            options: DeviceOptions | None = None,
+            userland_factory: UserlandFactory | None = None,
+            **option_fields: Any,
+        ) -> SimulatedDevice:
+            if options is None:
+                option_fields.setdefault("authorized_keys", (_public_key_text(adb_key),))
+                options = DeviceOptions(**option_fields)
+            elif option_fields:
+                raise TypeError("pass either DeviceOptions or its fields, not both")
+            factory = userland_factory or _sim_userland_factory()
+            return stack.enter_context(running_device(options, factory))
+
+        yield start
+
+
+@pytest.fixture
+def sim_device(sim_device_factory: Callable[..., SimulatedDevice]) -> SimulatedDevice:
+    """A running simulated device on a free loopback port that trusts `adb_key`."""
+    return sim_device_factory()

@@ -10,7 +10,8 @@ Every error says whose fault it is and what to do next::
     │   └── DisconnectedError       the device went away; every open stream gets this
     ├── ProtocolError               the bytes on the wire make no sense
     │   ├── LocalProtocolError      we broke the protocol: a bug in adbwire, please report
-    │   └── RemoteProtocolError     the peer broke it: not an ADB device, or a broken one
+    │   ├── RemoteProtocolError     the peer broke it: not an ADB device, or a broken one
+    │   └── ReplayMismatchError     a replayed session diverged from its recording (names the line)
     ├── AuthError                   authentication did not complete
     │   ├── AuthPendingError        waiting for "Allow USB debugging?" on the device timed out
     │   └── AuthRejectedError       the device refused every key and will not prompt
@@ -92,6 +93,22 @@ class RemoteProtocolError(ProtocolError):
     """The peer sent bytes that are not valid ADB: it is not an ADB device, or it is broken."""
 
     fault = Fault.DEVICE
+
+
+class ReplayMismatchError(ProtocolError):
+    """The client did something its replayed recording did not: another service, other bytes.
+
+    The message names the stream (its service), the expected and the actual bytes, and the
+    fixture file and line. Either the client's behaviour changed (a regression, or a test that
+    no longer matches its fixture: record it again) or the fixture is from another session.
+    """
+
+    fault = Fault.CALLER
+
+    def __init__(self, message: str, *, fixture: object = None, line: int | None = None) -> None:
+        super().__init__(message)
+        self.fixture = fixture
+        self.line = line
 
 
 class AuthError(AdbwireError):

@@ -14,6 +14,7 @@ from adbwire.wire.protocol import (
     Connected,
     ConnectionState,
     HostProtocol,
+    Reply,
     StreamClosed,
     StreamData,
     StreamOpened,
@@ -161,7 +162,16 @@ def test_packets_for_closed_streams_are_dropped() -> None:
     feed(protocol, P.Packet(P.A_OKAY, 5, local_id))
     protocol.close(local_id)
     assert feed(protocol, P.Packet(P.A_WRTE, 5, local_id, b"late")) == []
-    assert feed(protocol, P.Packet(P.A_OKAY, 5, local_id)) == []
+    assert feed(protocol, P.Packet(P.A_CLSE, 5, local_id)) == []
+
+
+def test_okay_for_a_stream_we_do_not_have_is_answered_with_clse() -> None:
+    protocol = online()
+    local_id, _ = protocol.open("shell:sleep 100")
+    assert protocol.close(local_id) is None, "no remote id yet: nothing to send"
+    assert feed(protocol, P.Packet(P.A_OKAY, 42, local_id)) == [
+        Reply(P.Packet(P.A_CLSE, local_id, 42))
+    ]
 
 
 def test_okay_naming_another_remote_id_is_refused() -> None:
@@ -197,6 +207,8 @@ def test_delayed_ack_windows() -> None:
     assert not protocol.can_write(local_id)
     feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<I", 4096)))
     assert protocol.write_limit(local_id) == 4096
+    feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<i", -4096)))
+    assert not protocol.can_write(local_id), "acknowledged counts are signed"
     ack = protocol.acknowledge(local_id, 1234)
     assert ack is not None and ack.payload == struct.pack("<I", 1234)
 

@@ -13,14 +13,40 @@ import sys
 from collections.abc import Sequence
 
 from adbwire import __version__
-from adbwire.cli import devices, keygen, shell
+from adbwire.cli import (
+    devices,
+    forward,
+    install,
+    keygen,
+    ls,
+    pull,
+    push,
+    reboot,
+    root,
+    shell,
+    tcpip,
+    uninstall,
+)
 from adbwire.errors import AdbwireError, Fault
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 
-COMMANDS = (devices, shell, keygen)
+COMMANDS = (
+    devices,
+    shell,
+    push,
+    pull,
+    ls,
+    install,
+    uninstall,
+    forward,
+    reboot,
+    root,
+    tcpip,
+    keygen,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,7 +60,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--serial",
         metavar="SERIAL",
         default=os.environ.get("ANDROID_SERIAL"),
-        help="device to use: HOST:PORT for TCP (default: $ANDROID_SERIAL, or the only device)",
+        help="device to use: USB serial, usb:PORT-PATH or HOST:PORT "
+        "(default: $ANDROID_SERIAL, or the only device)",
     )
     parser.add_argument(
         "--timeout",

@@ -1,30 +1,46 @@
 """`AdbClient`: one device, one multiplexed connection, the services as methods.
 
 This is the blocking core every other layer uses; `adbwire.wire.aio` wraps it for anyio.
-All methods are thread-safe: many calls may run at once on one connection.
+All methods are thread-safe: many calls may run at once on one connection. Each method is
+a thin call into one service module under `wire/services/`, where the logic lives.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
+from typing import BinaryIO
 
 from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
 from adbwire.wire.connection import Connection, Signer, StateListener
 from adbwire.wire.keys import load_keys
+from adbwire.wire.services import control, install, sync
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
+from adbwire.wire.services.control import AdbdRestart, RebootMode
+from adbwire.wire.services.forward import Forward, PortForwarder
+from adbwire.wire.services.install_result import InstallOptions, InstallResult, UninstallResult
+from adbwire.wire.services.reconnect import tcp_connection_factory
 from adbwire.wire.services.shell import ShellProcess, ShellResult
+from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address
 
+ConnectionFactory = Callable[[], Connection]
+Progress = Callable[[int, int | None], None]
+LocalPath = str | os.PathLike[str]
+
 
 class AdbClient:
-    """A connected device. Create with `AdbClient.connect_tcp` or `AdbClient(connection)`."""
+    """A connected device. Create with `connect_tcp`, `connect_usb` or `connect`."""
 
-    def __init__(self, connection: Connection) -> None:
+    def __init__(self, connection: Connection, reconnect: ConnectionFactory | None = None) -> None:
         self.connection = connection
+        self.reconnect = reconnect
+        """Opens a fresh connection to the same device (after adbd restarts); None if unknown."""
+        self._forwarder: PortForwarder | None = None
 
     @classmethod
     def connect(
@@ -34,11 +50,12 @@ class AdbClient:
         *,
         timeouts: Timeouts | None = None,
         on_state: StateListener | None = None,
+        reconnect: ConnectionFactory | None = None,
     ) -> AdbClient:
         if keys is None:
             keys = load_keys()
         connection = Connection.open(transport, keys, timeouts=timeouts, on_state=on_state)
-        return cls(connection)
+        return cls(connection, reconnect)
 
     @classmethod
     def connect_tcp(
@@ -53,7 +70,24 @@ class AdbClient:
         host, port = parse_tcp_address(address)
         timeouts = timeouts or Timeouts()
         transport = TcpTransport(host, port, io_timeout=timeouts.operation)
-        return cls.connect(transport, keys, timeouts=timeouts, on_state=on_state)
+        reconnect = tcp_connection_factory(address, keys, timeouts=timeouts)
+        return cls.connect(
+            transport, keys, timeouts=timeouts, on_state=on_state, reconnect=reconnect
+        )
+
+    @classmethod
+    def connect_usb(
+        cls,
+        serial: str | None = None,
+        keys: Sequence[Signer] | None = None,
+        *,
+        timeouts: Timeouts | None = None,
+        on_state: StateListener | None = None,
+    ) -> AdbClient:
+        """Connect to a USB device by serial or 'usb:PORT-PATH', or to the only one attached."""
+        from adbwire.wire.usb import connect_usb  # noqa: PLC0415 - usb imports this module
+
+        return connect_usb(serial, keys, timeouts=timeouts, on_state=on_state)
 
     # ----------------------------------------------------------- identity
 
@@ -70,7 +104,7 @@ class AdbClient:
     def features(self) -> frozenset[str]:
         return self.connection.features
 
-    # ----------------------------------------------------------- services
+    # ----------------------------------------------------------- shell and exec
 
     def shell(
         self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
@@ -97,7 +131,142 @@ class AdbClient:
     def open_stream(self, service: str, *, timeout: float | None = None) -> Stream:
         return self.connection.open_stream(service, timeout)
 
+    # ----------------------------------------------------------- files
+
+    def stat(self, path: str, *, follow: bool = True, timeout: float | None = None) -> RemoteStat:
+        return sync.stat(self.connection, path, follow=follow, timeout=timeout)
+
+    def list_dir(self, path: str, *, timeout: float | None = None) -> list[DirEntry]:
+        return sync.list_dir(self.connection, path, timeout=timeout)
+
+    def push(
+        self,
+        sources: Sequence[LocalPath],
+        remote: str,
+        *,
+        sync_only: bool = False,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> TransferResult:
+        """Copy local files/directories to the device, as `adb push` does."""
+        return sync.push(
+            self.connection,
+            sources,
+            remote,
+            sync_only=sync_only,
+            progress=progress,
+            timeout=timeout,
+        )
+
+    def pull(
+        self,
+        sources: Sequence[str],
+        local: LocalPath,
+        *,
+        preserve: bool = False,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> TransferResult:
+        """Copy device files/directories here, as `adb pull` does (never a partial file)."""
+        return sync.pull(
+            self.connection, sources, local, preserve=preserve, progress=progress, timeout=timeout
+        )
+
+    def push_stream(
+        self,
+        source: BinaryIO,
+        remote: str,
+        *,
+        mode: int = 0o644,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> int:
+        return sync.push_stream(
+            self.connection, source, remote, mode=mode, progress=progress, timeout=timeout
+        )
+
+    def pull_stream(
+        self,
+        remote: str,
+        sink: BinaryIO,
+        *,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> int:
+        return sync.pull_stream(self.connection, remote, sink, progress=progress, timeout=timeout)
+
+    def sync_session(self, *, timeout: float | None = None) -> SyncSession:
+        """One `sync:` stream for many file operations."""
+        return SyncSession(self.connection, timeout=timeout)
+
+    # ----------------------------------------------------------- packages
+
+    def install(
+        self,
+        apk: LocalPath,
+        options: InstallOptions | None = None,
+        *,
+        progress: Progress | None = None,
+        timeout: float | None = None,
+    ) -> InstallResult:
+        return install.install(self.connection, apk, options, progress=progress, timeout=timeout)
+
+    def uninstall(
+        self, package: str, *, keep_data: bool = False, timeout: float | None = None
+    ) -> UninstallResult:
+        return install.uninstall(self.connection, package, keep_data=keep_data, timeout=timeout)
+
+    # ----------------------------------------------------------- forwarding
+
+    def forward(self, local: str, remote: str) -> Forward:
+        """Relay a loopback port to a device socket until removed or the client closes."""
+        if self._forwarder is None:
+            self._forwarder = PortForwarder(self.connection)
+        return self._forwarder.forward(local, remote)
+
+    @property
+    def forwards(self) -> list[Forward]:
+        return [] if self._forwarder is None else self._forwarder.list_forwards()
+
+    # ----------------------------------------------------------- device control
+
+    def reboot(self, mode: RebootMode | str = RebootMode.SYSTEM) -> str:
+        return control.reboot(self.connection, mode)
+
+    def root(self, *, wait: float = 30.0) -> AdbdRestart:
+        """Restart adbd as root and reconnect (when the client knows how to)."""
+        return self._adopt(control.root(self.connection, reconnect_with=self.reconnect, wait=wait))
+
+    def unroot(self, *, wait: float = 30.0) -> AdbdRestart:
+        return self._adopt(
+            control.unroot(self.connection, reconnect_with=self.reconnect, wait=wait)
+        )
+
+    def tcpip(self, port: int) -> AdbdRestart:
+        """Restart adbd listening on TCP `port` (this connection then ends)."""
+        return control.tcpip(self.connection, port)
+
+    def usb(self) -> AdbdRestart:
+        return control.usb(self.connection)
+
+    def remount(self) -> str:
+        return control.remount(self.connection)
+
+    def _adopt(self, restart: AdbdRestart) -> AdbdRestart:
+        if restart.connection is not None:
+            self._close_forwards()
+            self.connection = restart.connection
+        return restart
+
+    # ----------------------------------------------------------- closing
+
+    def _close_forwards(self) -> None:
+        if self._forwarder is not None:
+            self._forwarder.close()
+            self._forwarder = None
+
     def close(self) -> None:
+        self._close_forwards()
         self.connection.close()
 
     def __enter__(self) -> AdbClient:

@@ -31,6 +31,7 @@ from adbwire.wire.protocol import (
     ConnectionState,
     Event,
     HostProtocol,
+    Reply,
     StreamClosed,
     StreamData,
     StreamOpened,
@@ -187,7 +188,13 @@ class Connection:
     def open_stream(self, service: str, timeout: float | None = None) -> Stream:
         """OPEN a service; a refusal raises StreamRefusedError at once, never a timeout."""
         encoded_length = len(service.encode())
-        if not service or "\0" in service or encoded_length > MAX_SERVICE_LENGTH:
+        # abb services separate their arguments with NULs; for all others a NUL ends the name.
+        nul_allowed = service.startswith(("abb:", "abb_exec:"))
+        if (
+            not service
+            or ("\0" in service and not nul_allowed)
+            or encoded_length > MAX_SERVICE_LENGTH
+        ):
             raise UsageError(f"invalid service name {service[:80]!r}")
         if encoded_length + 1 > self.max_payload:
             raise UsageError(
@@ -282,8 +289,12 @@ class Connection:
                 with self.state_lock:
                     self._protocol.check_payload(header, payload)
                     events = self._protocol.receive(header, payload)
+                    replies = [event.packet for event in events if isinstance(event, Reply)]
                     for event in events:
-                        self._dispatch(event)
+                        if not isinstance(event, Reply):
+                            self._dispatch(event)
+                for packet in replies:
+                    self._send_quietly(packet)
         except AdbwireError as exc:
             self._fail(exc)
         except Exception as exc:  # a bug: fail loudly but keep waiters from hanging

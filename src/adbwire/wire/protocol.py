@@ -31,6 +31,7 @@ INITIAL_RECEIVE_WINDOW = 4 * 1024 * 1024
 """Bytes we let a device send on one stream before it must wait for our OKAY (delayed_ack)."""
 
 _U32 = struct.Struct("<I")
+_I32 = struct.Struct("<i")  # acknowledged byte counts are signed in adbd
 
 
 class ConnectionState(str, Enum):
@@ -86,6 +87,13 @@ class StreamClosed:
     local_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A packet the protocol itself must send in answer (the runtime just sends it)."""
+
+    packet: P.Packet
+
+
 Event = (
     Connected
     | AuthChallenge
@@ -94,6 +102,7 @@ Event = (
     | StreamData
     | StreamWritable
     | StreamClosed
+    | Reply
 )
 
 
@@ -202,7 +211,10 @@ class HostProtocol:
         stream = self.streams.pop(local_id, None)
         if stream is None or stream.phase is StreamPhase.CLOSED:
             return None
+        opening = stream.phase is StreamPhase.OPENING
         stream.phase = StreamPhase.CLOSED
+        if opening:
+            return None  # no remote id yet: its OKAY, when it comes, is answered with CLSE
         return P.Packet(P.A_CLSE, local_id, stream.remote_id)
 
     def connection_lost(self) -> list[int]:
@@ -264,7 +276,9 @@ class HostProtocol:
         self._require_online(header)
         stream = self.streams.get(header.arg1)
         if stream is None:
-            return []  # a reply racing our CLSE
+            # The device opened (or acknowledged) a stream we no longer have, e.g. an OPEN we
+            # cancelled before its OKAY came: close its end, as adb does, so it stops.
+            return [Reply(P.Packet(P.A_CLSE, header.arg1, header.arg0))]
         if stream.phase is StreamPhase.OPENING:
             stream.phase = StreamPhase.OPEN
             stream.remote_id = header.arg0
@@ -289,7 +303,7 @@ class HostProtocol:
             raise RemoteProtocolError(
                 f"{what} under delayed_ack carries {len(payload)} payload bytes, expected 4"
             )
-        value: int = _U32.unpack(payload)[0]
+        value: int = _I32.unpack(payload)[0]
         return value
 
     def _on_wrte(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:

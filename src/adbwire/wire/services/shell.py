@@ -9,7 +9,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from adbwire.errors import CommandFailedError, RemoteProtocolError, UsageError
+from adbwire.errors import (
+    CommandFailedError,
+    DisconnectedError,
+    RemoteProtocolError,
+    UsageError,
+)
 from adbwire.wire.connection import Connection
 from adbwire.wire.services.shell_protocol import (
     HEADER_SIZE,
@@ -81,15 +86,27 @@ class ShellProcess:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def write_stdin(self, data: bytes, deadline: Deadline | None = None) -> None:
+    def write_stdin(self, data: bytes, deadline: Deadline | None = None) -> bool:
+        """Send input; False when the command already ended (its output is still readable)."""
         self._require_v2("writing to stdin")
         for start in range(0, len(data), self._payload_limit):
             chunk = data[start : start + self._payload_limit]
-            self._stream.write(encode(ShellPacketId.STDIN, chunk), deadline)
+            if not self._send(encode(ShellPacketId.STDIN, chunk), deadline):
+                return False
+        return True
 
     def close_stdin(self, deadline: Deadline | None = None) -> None:
         if self.v2:
-            self._stream.write(encode(ShellPacketId.CLOSE_STDIN), deadline)
+            self._send(encode(ShellPacketId.CLOSE_STDIN), deadline)
+
+    def _send(self, packet: bytes, deadline: Deadline | None) -> bool:
+        try:
+            self._stream.write(packet, deadline)
+        except DisconnectedError:
+            if self._stream.connection.failure is not None:
+                raise
+            return False  # a command that exited closes its stream: input no longer matters
+        return True
 
     def resize(self, rows: int, cols: int, deadline: Deadline | None = None) -> None:
         self._require_v2("resizing the terminal")

@@ -1,0 +1,204 @@
+"""Device files: list, stat, resolve links, and bounded transfers to and from host files.
+
+Transfers are capped while the bytes flow (a file that grows past the cap mid-transfer is
+cut off and the transfer fails), and a pull never leaves a partial file under its final
+name: it is written next to it under a temporary name and renamed when complete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import posixpath
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from adbwire.device import commands
+from adbwire.device.errors import AlreadyExistsError, NotFoundError, TooLargeError
+from adbwire.errors import SyncFailError, UsageError
+from adbwire.wire.client import AdbClient
+from adbwire.wire.services import sync
+from adbwire.wire.services.sync import DirEntry, RemoteStat
+
+Progress = Callable[[int, "int | None"], None]
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    kind: str
+    """file, dir, link or other."""
+    size: int
+    mode: int
+    mtime: int
+
+
+def kind_of(stat: RemoteStat) -> str:
+    if stat.is_dir:
+        return "dir"
+    if stat.is_file:
+        return "file"
+    return "link" if stat.is_symlink else "other"
+
+
+def list_dir(client: AdbClient, path: str) -> list[Entry]:
+    entries: list[DirEntry] = sync.list_dir(client.connection, path)
+    return sorted(
+        (
+            Entry(e.name, kind_of(e.stat), e.stat.size, e.stat.permissions, e.stat.mtime)
+            for e in entries
+        ),
+        key=lambda e: e.name,
+    )
+
+
+def stat(client: AdbClient, path: str, *, follow: bool = True) -> RemoteStat:
+    try:
+        return sync.stat(client.connection, path, follow=follow)
+    except SyncFailError as exc:
+        if "No such file" in exc.device_message:
+            raise NotFoundError(f"{path}: no such file or directory") from None
+        raise
+
+
+def exists(client: AdbClient, path: str) -> bool:
+    return sync.exists(client.connection, path)
+
+
+def is_dir(client: AdbClient, path: str) -> bool:
+    try:
+        return sync.stat(client.connection, path).is_dir
+    except SyncFailError:
+        return False
+
+
+def resolve(client: AdbClient, path: str) -> str | None:
+    """The path with every symlink resolved (toybox realpath / readlink -f), or None when
+    the device has neither tool."""
+    for argv in (["realpath", path], ["readlink", "-f", path]):
+        result = commands.run(client, argv)
+        if result.exit_code == 0:
+            resolved = commands.decode(result.stdout).strip()
+            if resolved.startswith("/"):
+                return resolved
+        elif result.exit_code != 127:  # it exists but failed: say so
+            raise NotFoundError(
+                f"{path}: cannot resolve ({commands.decode(result.stderr).strip()})"
+            )
+    return None
+
+
+def symlink_below(client: AdbClient, path: str, root: str) -> str | None:
+    """The first component of `path` below `root` that is a symlink, if any (for devices
+    without realpath: such paths are refused rather than guessed)."""
+    current = root.rstrip("/")
+    for part in path[len(current) :].strip("/").split("/"):
+        if not part:
+            continue
+        current = f"{current}/{part}"
+        try:
+            if sync.lstat(client.connection, current).is_symlink:
+                return current
+        except SyncFailError:
+            return None  # missing from here on: nothing to follow
+    return None
+
+
+class _CappedSink:
+    def __init__(self, file: BinaryIO, cap: int, what: str) -> None:
+        self.file = file
+        self.cap = cap
+        self.what = what
+        self.written = 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        self.written += len(data)
+        if self.written > self.cap:
+            raise TooLargeError(f"{self.what} grew past the {self.cap}-byte cap during the pull")
+        return self.file.write(data)
+
+
+def pull_to_file(
+    client: AdbClient,
+    remote: str,
+    destination: Path,
+    *,
+    cap: int,
+    overwrite: bool = False,
+    progress: Progress | None = None,
+) -> int:
+    """Copy a device file to `destination` (complete or not at all); returns its size."""
+    info = stat(client, remote)
+    if not info.is_file:
+        raise UsageError(f"{remote} is a {kind_of(info)}, not a file")
+    if info.size > cap:
+        raise TooLargeError(f"{remote} is {info.size} bytes, over the {cap}-byte transfer cap")
+    if destination.exists() and (destination.is_dir() or not overwrite):
+        raise AlreadyExistsError(f"{destination.name} exists (pass overwrite to replace a file)")
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    staging = destination.with_name(f".{destination.name}.{secrets.token_hex(4)}.partial")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(staging, flags, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            sink = _CappedSink(file, cap, remote)
+            sync.pull_stream(client.connection, remote, sink, progress=progress)  # type: ignore[arg-type]
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(staging, destination)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            staging.unlink()
+    return sink.written
+
+
+class _CappedSource:
+    def __init__(self, file: BinaryIO, cap: int, what: str) -> None:
+        self.file = file
+        self.cap = cap
+        self.what = what
+        self.read_so_far = 0
+        self.name = what
+
+    def read(self, size: int = -1) -> bytes:
+        data = self.file.read(size)
+        self.read_so_far += len(data)
+        if self.read_so_far > self.cap:
+            raise TooLargeError(f"{self.what} grew past the {self.cap}-byte cap during the push")
+        return data
+
+
+def push_from_file(
+    client: AdbClient,
+    source: Path,
+    remote: str,
+    *,
+    cap: int,
+    progress: Progress | None = None,
+) -> int:
+    """Copy a host file to a new device file (never replaces one); returns its size."""
+    size = source.stat().st_size
+    if size > cap:
+        raise TooLargeError(f"{source.name} is {size} bytes, over the {cap}-byte transfer cap")
+    if exists(client, remote):
+        raise AlreadyExistsError(f"{remote} already exists on the device; choose another path")
+    parent = posixpath.dirname(remote) or "/"
+    if not exists(client, parent):
+        raise NotFoundError(f"{parent}: no such directory on the device")
+    fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as file:
+        capped = _CappedSource(file, cap, source.name)
+        try:
+            return sync.push_stream(
+                client.connection,
+                capped,  # type: ignore[arg-type]
+                remote,
+                size=size,
+                progress=progress,
+            )
+        except TooLargeError:
+            commands.run(client, ["rm", "-f", remote])  # it did not exist before: ours to remove
+            raise

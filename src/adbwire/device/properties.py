@@ -1,0 +1,52 @@
+"""System properties: read one, list them, set one (never the control namespaces)."""
+
+from __future__ import annotations
+
+from adbwire.device import commands, validate
+from adbwire.device.errors import RefusedError, VerificationError
+from adbwire.device.parsers import parse_getprop
+from adbwire.wire.client import AdbClient
+
+CONTROL_PREFIXES = ("ctl.",)
+CONTROL_NAMES = ("sys.powerctl",)
+
+
+def all_properties(client: AdbClient) -> dict[str, str]:
+    return parse_getprop(commands.text(client, ["getprop"]))
+
+
+def get_property(client: AdbClient, name: str) -> str | None:
+    """The value, or None when unset (getprop prints nothing for both unset and empty)."""
+    value = commands.text(client, ["getprop", validate.property_name(name)]).rstrip("\r\n")
+    return value or None
+
+
+def list_properties(client: AdbClient, prefix: str = "") -> dict[str, str]:
+    """Properties whose name starts with `prefix`, sorted by name."""
+    if prefix:
+        validate.property_name(prefix)
+    props = all_properties(client)
+    return {key: props[key] for key in sorted(props) if key.startswith(prefix)}
+
+
+def check_settable(name: str) -> None:
+    """Refuse the namespaces that start/stop services or power the device off."""
+    validate.property_name(name)
+    if name in CONTROL_NAMES or name.startswith(CONTROL_PREFIXES):
+        raise RefusedError(
+            f"refusing to set {name!r}: ctl.* and sys.powerctl control services and power; "
+            "use the dedicated tools (reboot, stop_app) instead"
+        )
+
+
+def set_property(client: AdbClient, name: str, value: str) -> str:
+    """Set a property and return the value read back; raises if the device kept another."""
+    check_settable(name)
+    validate.property_value(value)
+    commands.text(client, ["setprop", name, value])
+    now = get_property(client, name) or ""
+    if now != value:
+        raise VerificationError(
+            f"setprop {name}: the device kept {now!r} (read-only property, or SELinux refused it)"
+        )
+    return now

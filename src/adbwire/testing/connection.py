@@ -1,0 +1,349 @@
+"""The device side of one ADB connection: handshake, AUTH, and routing packets to streams.
+
+One reader thread per connection reads packets and never blocks on a service; each stream's
+service runs in its own thread. What adbd does with odd input, we do too (adb.cpp
+handle_packet): a bad magic, an unknown command, a payload longer than negotiated or a bad
+checksum under version 0x01000000 drops the connection; OPEN before the handshake is
+ignored; OKAY for a stream we no longer have is answered with CLSE.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import logging
+import os
+import socket
+import struct
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from adbwire.errors import ProtocolError, RemoteProtocolError
+from adbwire.testing.device_state import DeviceState
+from adbwire.testing.packet_socket import PacketSocket
+from adbwire.testing.services import open_service
+from adbwire.testing.services.base import ServiceContext
+from adbwire.testing.stream import DeviceStream, StreamClosed
+from adbwire.wire import packets as P
+from adbwire.wire.banner import parse_banner
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
+__all__ = ["DeviceConnection"]
+
+log = logging.getLogger("adbwire.testing")
+
+TOKEN_SIZE: Final = 20
+KICK_GRACE: Final = 2.0
+SERVICE_JOIN_TIMEOUT: Final = 5.0
+_LE32 = struct.Struct("<i")
+
+
+class Phase(enum.Enum):
+    WAIT_CNXN = "waiting for CNXN"
+    AUTHORIZING = "AUTH token sent"
+    AWAITING_USER = "waiting for the user to allow the key"
+    ONLINE = "online"
+
+
+class DeviceConnection:
+    def __init__(
+        self,
+        sock: socket.socket,
+        state: DeviceState,
+        on_closed: Callable[[DeviceConnection], None],
+    ) -> None:
+        self.reader_done = threading.Event()
+        self._io = PacketSocket(sock, state.faults, self.reader_done)
+        self._state = state
+        self._on_closed = on_closed
+        self._streams_lock = threading.Lock()
+        self._streams: dict[int, DeviceStream] = {}
+        self._next_local_id = 1
+        self._threads: list[threading.Thread] = []
+        self.phase = Phase.WAIT_CNXN
+        self.version = P.VERSION_CHECKSUMMED
+        self.negotiated = False
+        self.max_payload = P.MAX_PAYLOAD
+        self.delayed_ack = False
+        self.host_features: frozenset[str] = frozenset()
+        self._token = b""
+        self._offered_key: str | None = None
+        self._reader = threading.Thread(
+            target=self._run, name=f"adbd-sim conn {sock.getpeername()}", daemon=True
+        )
+
+    def start(self) -> None:
+        self._reader.start()
+
+    @property
+    def reader(self) -> threading.Thread:
+        return self._reader
+
+    # ---- sending --------------------------------------------------------------------
+
+    def send_packet(
+        self, command: int, arg0: int, arg1: int, payload: ReadableBuffer = b""
+    ) -> None:
+        self._io.send_packet(command, arg0, arg1, payload)
+
+    def forget_stream(self, local_id: int) -> None:
+        with self._streams_lock:
+            self._streams.pop(local_id, None)
+
+    # ---- closing --------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Drop the connection now (the device is stopping)."""
+        self._io.close_now()
+
+    def kick(self) -> None:
+        """adbd restarting: let what was sent drain, then drop the connection."""
+        self._io.drop()
+        if not self.reader_done.wait(KICK_GRACE):
+            self._io.close_now()
+
+    # ---- the reader thread ------------------------------------------------------------
+
+    def _run(self) -> None:
+        header_buf = bytearray(P.HEADER_SIZE)
+        try:
+            while self._io.recv_into(memoryview(header_buf)):
+                header = P.decode_header(header_buf, max_payload=self.max_payload)
+                payload = bytearray(header.length)
+                if header.length and not self._io.recv_into(memoryview(payload)):
+                    break
+                if self._io.dead:
+                    continue  # dropped: drain until the host closes
+                if self._must_verify(header):
+                    P.verify_payload(header, payload)
+                self._dispatch(header, payload)
+        except (ProtocolError, StreamClosed, OSError) as error:
+            log.debug("connection ends: %s", error)
+        except Exception:
+            log.exception("simulated adbd: unexpected error; dropping the connection")
+        finally:
+            self.reader_done.set()
+            self._teardown()
+
+    def _must_verify(self, header: P.Header) -> bool:
+        if not header.length:
+            return False
+        if not self.negotiated:
+            return header.check != 0
+        return self.version < P.VERSION_SKIP_CHECKSUM
+
+    def _teardown(self) -> None:
+        self._io.dead = True
+        with self._streams_lock:
+            streams = list(self._streams.values())
+            self._streams.clear()
+        for stream in streams:
+            stream.abort()
+        for thread in self._threads:
+            thread.join(SERVICE_JOIN_TIMEOUT)
+            if thread.is_alive():
+                log.warning("service thread %s did not stop after its stream closed", thread.name)
+        try:
+            self._io.close()
+        finally:
+            self._on_closed(self)
+
+    # ---- dispatch ---------------------------------------------------------------------
+
+    def _dispatch(self, header: P.Header, payload: bytearray) -> None:
+        command = header.command
+        if command == P.A_CNXN:
+            self._on_cnxn(header, payload)
+        elif command == P.A_AUTH:
+            self._on_auth(header, payload)
+        elif self.phase is not Phase.ONLINE:
+            return
+        elif command == P.A_OPEN:
+            self._on_open(header, payload)
+        elif command == P.A_OKAY:
+            self._on_okay(header, payload)
+        elif command == P.A_WRTE:
+            self._on_write(header, payload)
+        elif command == P.A_CLSE:
+            self._on_close(header)
+
+    def _on_cnxn(self, header: P.Header, payload: bytearray) -> None:
+        if self.phase is Phase.ONLINE:
+            self._drop_streams()
+        if header.arg1 == 0:
+            raise RemoteProtocolError("CNXN with a maximum payload of 0")
+        banner = parse_banner(payload)
+        options = self._state.options
+        self.version = min(header.arg0, options.protocol_version)
+        self._io.with_checksum = self.version < P.VERSION_SKIP_CHECKSUM
+        self.max_payload = min(header.arg1, options.max_payload)
+        self.negotiated = True
+        self.host_features = banner.features
+        self.delayed_ack = options.delayed_ack and banner.has("delayed_ack")
+        if options.auth_required:
+            self._send_token()
+        else:
+            self._go_online()
+
+    def _send_token(self) -> None:
+        self.phase = Phase.AUTHORIZING
+        self._token = os.urandom(TOKEN_SIZE)
+        self.send_packet(P.A_AUTH, P.AUTH_TOKEN, 0, self._token)
+
+    def _on_auth(self, header: P.Header, payload: bytearray) -> None:
+        if self.phase not in (Phase.AUTHORIZING, Phase.AWAITING_USER):
+            return
+        keys = self._state.keys
+        if header.arg0 == P.AUTH_SIGNATURE:
+            if self._state.options.accept_any_key or keys.find_signer(self._token, bytes(payload)):
+                self._go_online()
+            else:
+                self._send_token()
+        elif header.arg0 == P.AUTH_RSAPUBLICKEY:
+            key_text = bytes(payload).split(b"\0", 1)[0].decode("ascii", errors="replace")
+            self._offer_key(key_text)
+
+    def _offer_key(self, key_text: str) -> None:
+        options = self._state.options
+        keys = self._state.keys
+        if options.accept_any_key:
+            self._go_online()
+            return
+        try:
+            if keys.is_authorized(key_text):
+                self._go_online()
+                return
+        except ValueError:
+            return
+        self.phase = Phase.AWAITING_USER
+        self._offered_key = key_text
+        if options.accept_new_keys:
+            self._spawn(f"adbd-sim allow {key_text[:12]}", self._allow_later, key_text)
+        else:
+            keys.add_pending(key_text)
+
+    def _allow_later(self, key_text: str) -> None:
+        if self.reader_done.wait(self._state.options.accept_delay):
+            return
+        try:
+            self._state.keys.authorize(key_text)
+        except ValueError:
+            log.warning("the offered public key is malformed; not allowing it")
+            return
+        self.on_key_authorized(key_text)
+
+    def on_key_authorized(self, key_text: str) -> None:
+        """The user allowed a key: a connection that offered it comes online."""
+        if self.phase is Phase.AWAITING_USER and self._offered_key == key_text:
+            with contextlib.suppress(StreamClosed):
+                self._go_online()
+
+    def _go_online(self) -> None:
+        self.phase = Phase.ONLINE
+        self.send_packet(
+            P.A_CNXN, self._state.options.protocol_version, self.max_payload, self._state.banner()
+        )
+
+    def _on_open(self, header: P.Header, payload: bytearray) -> None:
+        remote_id = header.arg0
+        if remote_id == 0:
+            return
+        if self.delayed_ack != bool(header.arg1):
+            self.send_packet(P.A_CLSE, 0, remote_id)
+            return
+        name = bytes(payload).rstrip(b"\0").decode("utf-8", errors="surrogateescape")
+        log.debug("OPEN %r", name)
+        handler = None
+        if not self._state.faults.refuses(name):
+            context = ServiceContext(self._state, self.kick, self.host_features)
+            try:
+                handler = open_service(name, context)
+            except Exception:
+                log.exception("simulated adbd: opening %r failed", name)
+        if handler is None:
+            self.send_packet(P.A_CLSE, 0, remote_id)
+            return
+        with self._streams_lock:
+            local_id = self._next_local_id
+            self._next_local_id += 1
+            stream = DeviceStream(
+                self,
+                local_id,
+                remote_id,
+                name,
+                max_payload=self.max_payload,
+                send_window=header.arg1 if self.delayed_ack else None,
+                faults=self._state.faults,
+            )
+            self._streams[local_id] = stream
+        window = b""
+        if self.delayed_ack:
+            window = _LE32.pack(self._state.options.delayed_ack_window)
+        self.send_packet(P.A_OKAY, local_id, remote_id, window)
+        self._spawn(f"adbd-sim {name[:40]!r}", _serve, stream, handler)
+
+    def _find(self, local_id: int, remote_id: int) -> DeviceStream | None:
+        with self._streams_lock:
+            stream = self._streams.get(local_id)
+        if stream is None or (remote_id and stream.remote_id != remote_id):
+            return None
+        return stream
+
+    def _on_okay(self, header: P.Header, payload: bytearray) -> None:
+        if not header.arg0 or not header.arg1:
+            return
+        with self._streams_lock:
+            stream = self._streams.get(header.arg1)
+        if stream is None:
+            self.send_packet(P.A_CLSE, header.arg1, header.arg0)
+            return
+        if stream.remote_id != header.arg0:
+            return
+        if len(payload) == 4:
+            stream.on_okay(_LE32.unpack(payload)[0])
+        elif not payload:
+            stream.on_okay(None)
+
+    def _on_write(self, header: P.Header, payload: bytearray) -> None:
+        if not header.arg0 or not header.arg1:
+            return
+        stream = self._find(header.arg1, header.arg0)
+        if stream is not None:
+            stream.on_write(payload)
+
+    def _on_close(self, header: P.Header) -> None:
+        log.debug("CLSE(%d, %d) from the host", header.arg0, header.arg1)
+        if not header.arg1:
+            return
+        stream = self._find(header.arg1, header.arg0)
+        if stream is not None:
+            self.forget_stream(stream.local_id)
+            stream.on_remote_close()
+
+    def _drop_streams(self) -> None:
+        with self._streams_lock:
+            streams = list(self._streams.values())
+            self._streams.clear()
+        for stream in streams:
+            stream.abort()
+
+    def _spawn(self, name: str, target: Callable[..., None], *args: object) -> None:
+        self._threads = [t for t in self._threads if t.is_alive()]
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+
+def _serve(stream: DeviceStream, handler: Callable[[DeviceStream], None]) -> None:
+    try:
+        handler(stream)
+    except StreamClosed:
+        pass
+    except Exception:
+        log.exception("simulated adbd: service %r failed", stream.service)
+    finally:
+        with contextlib.suppress(StreamClosed):
+            stream.close()

@@ -1,0 +1,61 @@
+"""Faults injected on purpose, so a client's error handling can be tested.
+
+A `Faults` object belongs to a running `SimulatedDevice` (`device.faults`); tests change its
+fields at any time and they apply to the next packet or write::
+
+    device.faults.drop_after_sent_bytes = 100_000   # cut the connection mid-transfer
+    device.faults.response_delay = 0.2              # every packet the device sends is late
+    device.faults.stall("sync:", after_bytes=0)     # sync output stops until release_stalls()
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+__all__ = ["Faults"]
+
+
+@dataclass
+class Faults:
+    drop_after_sent_bytes: int | None = None
+    """Close a connection abruptly once the device has sent this many bytes on it (the
+    packet that crosses the limit is cut short)."""
+    drop_after_received_bytes: int | None = None
+    """Close a connection abruptly once the device has received this many bytes on it."""
+    response_delay: float = 0.0
+    """Seconds to wait before sending each packet."""
+    refuse_services: tuple[str, ...] = ()
+    """Service-name prefixes whose OPEN is answered with CLSE."""
+    stalled_services: tuple[str, ...] = ()
+    """Service-name prefixes whose output stops after `stall_after_bytes`."""
+    stall_after_bytes: int = 0
+    _released: threading.Event = field(default_factory=threading.Event, repr=False)
+
+    def stall(self, service_prefix: str, *, after_bytes: int = 0) -> None:
+        self._released.clear()
+        self.stall_after_bytes = after_bytes
+        self.stalled_services = (*self.stalled_services, service_prefix)
+
+    def release_stalls(self) -> None:
+        """Let every stalled stream go on, and stop stalling new ones."""
+        self.stalled_services = ()
+        self._released.set()
+
+    def refuses(self, service: str) -> bool:
+        return any(service.startswith(prefix) for prefix in self.refuse_services)
+
+    def stalls(self, service: str, bytes_written: int) -> bool:
+        return bytes_written >= self.stall_after_bytes and any(
+            service.startswith(prefix) for prefix in self.stalled_services
+        )
+
+    def wait_released(self, timeout: float) -> bool:
+        return self._released.wait(timeout)
+
+    def reset(self) -> None:
+        self.drop_after_sent_bytes = None
+        self.drop_after_received_bytes = None
+        self.response_delay = 0.0
+        self.refuse_services = ()
+        self.release_stalls()

@@ -1,0 +1,128 @@
+"""pytest plugin (entry point `pytest11`): devices for your own tests, with no phone in CI.
+
+Three fixtures, available once adbwire is installed::
+
+    def test_model(adbwire_session):
+        client = adbwire_session("tests/fixtures/model.jsonl")
+        assert client.shell("getprop ro.product.model").exit_code == 0
+
+- `adbwire_session(fixture)`: an `AdbClient` on a recorded session. Normally the fixture is
+  replayed strictly (no device needed; a client that asks for anything else, or leaves
+  recorded traffic unused, fails the test). Run pytest with
+  `--adbwire-record=HOST:PORT` once to record the fixtures from a real device instead
+  (`--adbwire-record=simulated`: from the simulated device).
+- `adbwire_replay(fixture, strict=True)`: always a replay.
+- `adbwire_simulator`: a running simulated device (`adbwire.testing.SimulatedDevice`, the
+  default scenario, no authentication); `adbwire_simulated_client`: a client on it.
+
+Every client and device is closed when the test ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from adbwire.testing import SimulatedDevice
+    from adbwire.wire.client import AdbClient
+
+# pytest loads this plugin in every run where adbwire is installed: imports of adbwire's
+# machinery happen inside the fixtures, so a run that uses none of them pays nothing.
+
+RECORD_OPTION = "--adbwire-record"
+SIMULATED = "simulated"
+SessionFactory = Callable[..., "AdbClient"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("adbwire", "adbwire: record and replay Android device sessions")
+    group.addoption(
+        RECORD_OPTION,
+        metavar="HOST:PORT|simulated",
+        default=None,
+        help="record the fixtures of `adbwire_session` from this device instead of replaying",
+    )
+    group.addoption(
+        "--adbwire-note",
+        default="",
+        metavar="TEXT",
+        help="free text written into the header of each recorded fixture",
+    )
+
+
+@pytest.fixture
+def adbwire_simulator() -> Iterator[SimulatedDevice]:
+    """A simulated device on a free loopback port (default scenario, no AUTH)."""
+    from adbwire.testing import DeviceOptions, running_device  # noqa: PLC0415 - heavy
+
+    with running_device(DeviceOptions(auth_required=False)) as device:
+        yield device
+
+
+@pytest.fixture
+def adbwire_simulated_client(adbwire_simulator: SimulatedDevice) -> Iterator[AdbClient]:
+    from adbwire.wire.client import AdbClient  # noqa: PLC0415
+    from adbwire.wire.recording import ReplayKey  # noqa: PLC0415 - any key: no AUTH here
+
+    with AdbClient.connect_tcp(adbwire_simulator.serial, [ReplayKey()]) as client:
+        yield client
+
+
+@pytest.fixture
+def adbwire_replay() -> Iterator[SessionFactory]:
+    """`adbwire_replay(path, strict=True)`: a client on the recorded device of `path`."""
+    from adbwire.wire.recording import connect_replay  # noqa: PLC0415
+
+    with contextlib.ExitStack() as stack:
+
+        def replay(path: str | os.PathLike[str], *, strict: bool = True) -> AdbClient:
+            return stack.enter_context(connect_replay(path, strict=strict))
+
+        yield replay
+
+
+def _recording_client(target: str, path: Path, note: str, stack: contextlib.ExitStack) -> AdbClient:
+    from adbwire.wire.client import AdbClient  # noqa: PLC0415
+    from adbwire.wire.recording import (  # noqa: PLC0415
+        ORIGIN_REAL,
+        ORIGIN_SIMULATED,
+        RecordingTransport,
+        ReplayKey,
+    )
+    from adbwire.wire.transport import TcpTransport, parse_tcp_address  # noqa: PLC0415
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if target == SIMULATED:
+        from adbwire.testing import DeviceOptions, running_device  # noqa: PLC0415
+
+        device = stack.enter_context(running_device(DeviceOptions(auth_required=False)))
+        transport = RecordingTransport(
+            TcpTransport("127.0.0.1", device.port), path, origin=ORIGIN_SIMULATED, note=note
+        )
+        return stack.enter_context(AdbClient.connect(transport, [ReplayKey()]))
+    host, port = parse_tcp_address(target)
+    transport = RecordingTransport(TcpTransport(host, port), path, origin=ORIGIN_REAL, note=note)
+    return stack.enter_context(AdbClient.connect(transport))  # the user's ~/.android keys
+
+
+@pytest.fixture
+def adbwire_session(request: pytest.FixtureRequest) -> Iterator[SessionFactory]:
+    """`adbwire_session(path)`: a replay of `path`, or (with --adbwire-record) a recording."""
+    target: str | None = request.config.getoption(RECORD_OPTION)
+    note: str = request.config.getoption("--adbwire-note") or f"recorded by {request.node.nodeid}"
+    from adbwire.wire.recording import connect_replay  # noqa: PLC0415
+
+    with contextlib.ExitStack() as stack:
+
+        def session(path: str | os.PathLike[str]) -> AdbClient:
+            if target is None:
+                return stack.enter_context(connect_replay(path, strict=True))
+            return _recording_client(target, Path(path), note, stack)
+
+        yield session

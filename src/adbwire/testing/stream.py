@@ -1,0 +1,318 @@
+"""One ADB stream on the device side: inbound queue, outbound queue, flow control, close.
+
+Flow control follows adbd (sockets.cpp):
+
+- without delayed_ack, one WRTE is in flight per direction: we send the next WRTE only after
+  the host's OKAY, and we OKAY the host's WRTE at once unless more than max_payload bytes are
+  still unconsumed, in which case the OKAY waits until the service has read them;
+- with delayed_ack, OPEN arg1 is how many bytes we may send before any OKAY; every host OKAY
+  carries a le32 count that adds to it; we send while the count is positive. Our OKAY to OPEN
+  grants the host `delayed_ack_window` bytes, and we OKAY with the number of bytes the
+  service consumed (batched, and always when the queue runs empty).
+
+Services run in their own thread and use read/read_exact/read_into/write/close; the
+connection's reader thread calls the on_* methods. Only one thread sends WRTEs of a stream at
+a time (the "sending" token), so packets leave in the order their bytes were written, and the
+reader thread never blocks on a busy writer.
+"""
+
+from __future__ import annotations
+
+import struct
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Protocol
+
+from adbwire.wire.packets import A_CLSE, A_OKAY, A_WRTE
+
+if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
+    from adbwire.testing.faults import Faults
+
+__all__ = ["ConnectionGone", "DeviceStream", "PacketSink", "StreamClosed"]
+
+ACK_BATCH: Final = 256 * 1024
+_LE32 = struct.Struct("<I")
+_STALL_POLL: Final = 0.05
+
+
+class StreamClosed(Exception):
+    """The host closed the stream (or the connection is gone): stop serving it."""
+
+
+class ConnectionGone(StreamClosed):
+    """The connection to the host failed while sending."""
+
+
+class PacketSink(Protocol):
+    def send_packet(
+        self, command: int, arg0: int, arg1: int, payload: ReadableBuffer = b""
+    ) -> None: ...
+
+    def forget_stream(self, local_id: int) -> None: ...
+
+
+class DeviceStream:
+    def __init__(
+        self,
+        sink: PacketSink,
+        local_id: int,
+        remote_id: int,
+        service: str,
+        *,
+        max_payload: int,
+        send_window: int | None,
+        faults: Faults,
+    ) -> None:
+        self.local_id = local_id
+        self.remote_id = remote_id
+        self.service = service
+        self.max_payload = max_payload
+        self.delayed_ack = send_window is not None
+        self._sink = sink
+        self._faults = faults
+        self._cond = threading.Condition()
+        self._inbox: deque[memoryview] = deque()
+        self._inbox_bytes = 0
+        self._okay_owed = False
+        self._unacked = 0
+        self._outbox: deque[memoryview] = deque()
+        self._outbox_bytes = 0
+        self._in_flight = False
+        self._available = send_window or 0
+        self._sending = False
+        self._written = 0
+        self._closed_local = False
+        self._closed_remote = False
+        self._aborted = False
+
+    def __repr__(self) -> str:
+        return f"DeviceStream({self.local_id}<->{self.remote_id} {self.service!r})"
+
+    @property
+    def cancelled(self) -> bool:
+        """The host closed the stream or the connection went away."""
+        return self._closed_remote or self._aborted
+
+    @property
+    def closed(self) -> bool:
+        return self._closed_local or self.cancelled
+
+    # ---- inbound: called by the connection's reader thread -----------------------------
+
+    def on_write(self, payload: bytearray) -> None:
+        send_okay = False
+        with self._cond:
+            if self.closed:
+                return
+            if payload:
+                self._inbox.append(memoryview(payload))
+                self._inbox_bytes += len(payload)
+                self._cond.notify_all()
+            if not self.delayed_ack:
+                if self._inbox_bytes <= self.max_payload:
+                    send_okay = True
+                else:
+                    self._okay_owed = True
+        if send_okay:
+            self._sink.send_packet(A_OKAY, self.local_id, self.remote_id)
+
+    def on_okay(self, acked: int | None) -> None:
+        with self._cond:
+            if self.delayed_ack != (acked is not None):
+                return  # adbd logs "delayed ack mismatch" and ignores the packet
+            if acked is None:
+                self._in_flight = False
+            else:
+                self._available += acked
+            self._cond.notify_all()
+        self._pump()
+
+    def on_remote_close(self) -> None:
+        with self._cond:
+            already_closed = self._closed_local
+            self._closed_remote = True
+            self._closed_local = True
+            self._drop_queues()
+        if not already_closed:
+            self._sink.send_packet(A_CLSE, self.local_id, self.remote_id)
+
+    def abort(self) -> None:
+        with self._cond:
+            self._aborted = True
+            self._drop_queues()
+
+    def _drop_queues(self) -> None:
+        self._inbox.clear()
+        self._inbox_bytes = 0
+        self._outbox.clear()
+        self._outbox_bytes = 0
+        self._cond.notify_all()
+
+    # ---- reading: called by the service thread ----------------------------------------
+
+    def read(self, max_bytes: int = 65536) -> bytes:
+        """Up to max_bytes of what the host sent; b"" once the host closed the stream."""
+        with self._cond:
+            self._wait_for_input()
+            taken = self._take_input(max_bytes)
+        data = b"".join(taken)
+        self._after_consume(len(data))
+        return data
+
+    def read_exact(self, size: int) -> bytes:
+        """Exactly `size` bytes, or StreamClosed if the stream ends first."""
+        parts: list[memoryview] = []
+        self.read_into(size, parts.append)
+        return b"".join(parts)
+
+    def read_into(self, size: int, consume: Callable[[memoryview], object]) -> None:
+        """Hand exactly `size` bytes to `consume` piece by piece, without joining them."""
+        remaining = size
+        while remaining:
+            with self._cond:
+                self._wait_for_input()
+                if not self._inbox:
+                    raise StreamClosed(f"{self.service}: stream ended {remaining} bytes short")
+                taken = self._take_input(remaining)
+            count = sum(len(piece) for piece in taken)
+            remaining -= count
+            for piece in taken:
+                consume(piece)
+            self._after_consume(count)
+
+    def _wait_for_input(self) -> None:
+        while not self._inbox and not self.closed:
+            self._cond.wait()
+
+    def _take_input(self, limit: int) -> list[memoryview]:
+        taken: list[memoryview] = []
+        while self._inbox and limit > 0:
+            head = self._inbox[0]
+            if len(head) <= limit:
+                self._inbox.popleft()
+            else:
+                self._inbox[0] = head[limit:]
+                head = head[:limit]
+            taken.append(head)
+            limit -= len(head)
+            self._inbox_bytes -= len(head)
+        return taken
+
+    def _after_consume(self, count: int) -> None:
+        ack: int | None = None
+        send_okay = False
+        with self._cond:
+            if self.closed or count == 0:
+                return
+            if self.delayed_ack:
+                self._unacked += count
+                if self._unacked >= ACK_BATCH or not self._inbox:
+                    ack, self._unacked = self._unacked, 0
+            elif self._okay_owed and self._inbox_bytes <= self.max_payload:
+                self._okay_owed = False
+                send_okay = True
+        if ack is not None:
+            self._sink.send_packet(A_OKAY, self.local_id, self.remote_id, _LE32.pack(ack))
+        elif send_okay:
+            self._sink.send_packet(A_OKAY, self.local_id, self.remote_id)
+
+    # ---- writing: called by the service thread ----------------------------------------
+
+    def write(self, data: ReadableBuffer) -> None:
+        """Queue bytes for the host; blocks while max_payload bytes are already queued.
+
+        The stream keeps a reference to `data` until it is sent: do not modify it."""
+        view = memoryview(data).cast("B")
+        if not view:
+            return
+        self._wait_while_stalled()
+        with self._cond:
+            while self._outbox_bytes >= self.max_payload and not self.closed:
+                self._cond.wait()
+            if self.closed:
+                raise StreamClosed(f"{self.service}: the host closed the stream")
+            self._outbox.append(view)
+            self._outbox_bytes += len(view)
+            self._written += len(view)
+        self._pump()
+
+    def _wait_while_stalled(self) -> None:
+        while self._faults.stalls(self.service, self._written) and not self.closed:
+            self._faults.wait_released(_STALL_POLL)
+
+    def _pump(self) -> None:
+        """Send whatever flow control allows; whoever holds the token re-checks before leaving."""
+        with self._cond:
+            if self._sending:
+                return
+            self._sending = True
+        try:
+            while True:
+                with self._cond:
+                    chunk = self._take_sendable()
+                    if chunk is None:
+                        self._sending = False
+                        self._cond.notify_all()
+                        return
+                self._sink.send_packet(A_WRTE, self.local_id, self.remote_id, chunk)
+        except BaseException:
+            with self._cond:
+                self._sending = False
+                self._cond.notify_all()
+            raise
+
+    def _take_sendable(self) -> ReadableBuffer | None:
+        if not self._outbox or self.cancelled:
+            return None
+        if self.delayed_ack:
+            if self._available <= 0:
+                return None
+        elif self._in_flight:
+            return None
+        head = self._outbox[0]
+        if len(head) >= self.max_payload:
+            chunk: ReadableBuffer = head[: self.max_payload]
+            if len(head) > self.max_payload:
+                self._outbox[0] = head[self.max_payload :]
+            else:
+                self._outbox.popleft()
+        else:
+            parts: list[memoryview] = []
+            room = self.max_payload
+            while self._outbox and room > 0:
+                piece = self._outbox[0]
+                if len(piece) > room:
+                    parts.append(piece[:room])
+                    self._outbox[0] = piece[room:]
+                    room = 0
+                else:
+                    parts.append(self._outbox.popleft())
+                    room -= len(piece)
+            chunk = parts[0] if len(parts) == 1 else b"".join(parts)
+        size = len(memoryview(chunk))
+        self._outbox_bytes -= size
+        if self.delayed_ack:
+            self._available -= size
+        else:
+            self._in_flight = True
+        self._cond.notify_all()
+        return chunk
+
+    def close(self) -> None:
+        """Send what is queued, then CLSE (without waiting for the last OKAY, like adbd)."""
+        with self._cond:
+            while (self._outbox or self._sending) and not self.cancelled:
+                self._cond.wait()
+            if self._closed_local:
+                return
+            self._closed_local = True
+            self._drop_queues()
+        try:
+            self._sink.send_packet(A_CLSE, self.local_id, self.remote_id)
+        except StreamClosed:
+            pass
+        finally:
+            self._sink.forget_stream(self.local_id)

@@ -1,0 +1,1 @@
+"""The Android model behind the commands: packages, screens, UI trees, images, logs, APKs."""

@@ -1,0 +1,119 @@
+"""The simulated device as commands see it: Android state, files, and the command table."""
+
+from __future__ import annotations
+
+import calendar
+import contextlib
+import itertools
+from datetime import datetime
+
+from adbwire.testing.device_files import DeviceFiles, FsError
+from adbwire.testing.scenario import Scenario
+from adbwire.testing.userland.android.png import Canvas, decode_png, png_size
+from adbwire.testing.userland.android.render import render_screen
+from adbwire.testing.userland.android.state import TIME_FORMAT, AndroidState
+from adbwire.testing.userland.commands import build_registry
+from adbwire.testing.userland.shell.interp import CommandFn
+
+_PATH = ":".join(
+    (
+        "/product/bin",
+        "/apex/com.android.runtime/bin",
+        "/apex/com.android.art/bin",
+        "/system_ext/bin",
+        "/system/bin",
+        "/system/xbin",
+        "/odm/bin",
+        "/vendor/bin",
+        "/vendor/xbin",
+    )
+)
+
+
+class Device:
+    """One simulated Android device: shared by every shell that runs on it."""
+
+    def __init__(self, scenario: Scenario, files: DeviceFiles) -> None:
+        self.scenario = scenario
+        self._files = files
+        self.state = AndroidState(scenario)
+        self._commands = build_registry()
+        self._pids = itertools.count(self.state.system_server_pid * 13 + 1000)
+        self._image_cache: dict[tuple[str, bool, bool], tuple[int, int, bytes]] = {}
+        self._populate_files()
+
+    @property
+    def files(self) -> DeviceFiles:
+        return self._files
+
+    def lookup(self, name: str) -> CommandFn | None:
+        return self._commands.get(name)
+
+    def next_pid(self) -> int:
+        return next(self._pids)
+
+    def environment(self) -> dict[str, str]:
+        user = "root" if self.state.root else "shell"
+        return {
+            "PATH": _PATH,
+            "HOME": "/",
+            "ANDROID_DATA": "/data",
+            "ANDROID_ROOT": "/system",
+            "ANDROID_STORAGE": "/storage",
+            "EXTERNAL_STORAGE": "/sdcard",
+            "ASEC_MOUNTPOINT": "/mnt/asec",
+            "TMPDIR": "/data/local/tmp",
+            "HOSTNAME": self.hostname,
+            "USER": user,
+            "LOGNAME": user,
+            "SHELL": "/bin/sh",
+            "TERM": "dumb",
+            "IFS": " \t\n",
+        }
+
+    @property
+    def hostname(self) -> str:
+        return self.state.properties.get("ro.product.device", "localhost")
+
+    # -- screen images -----------------------------------------------------------------------
+    def screen_size(self) -> tuple[int, int]:
+        display = self.scenario.display
+        return self.state.display_size_override or (display.width, display.height)
+
+    def screenshot(self, *, raw: bool) -> tuple[int, int, bytes]:
+        """The current screen as (width, height, PNG bytes), or RGBA pixels when raw."""
+        width, height = self.scenario.display.width, self.scenario.display.height
+        visit = self.state.current()
+        if visit is None or visit.screen.secure:
+            canvas = Canvas(width, height, (0, 0, 0, 255), [])
+            return width, height, canvas.rgba() if raw else canvas.png()
+        key = (visit.screen.id, visit.keyboard, raw)
+        cached = self._image_cache.get(key)
+        if cached is None:
+            png = visit.screen.screenshot
+            if png is not None and not visit.keyboard:
+                width, height = png_size(png)
+                cached = (width, height, decode_png(png)[2] if raw else png)
+            else:
+                canvas = render_screen(visit.tree, width, height, keyboard=visit.keyboard)
+                cached = (width, height, canvas.rgba() if raw else canvas.png())
+            self._image_cache[key] = cached
+        return cached
+
+    # -- file tree ---------------------------------------------------------------------------
+    def _populate_files(self) -> None:
+        for spec in self.scenario.files:
+            try:
+                if spec.directory:
+                    with contextlib.suppress(FsError):
+                        self._files.mkdir(spec.path, parents=True)
+                else:
+                    default = (
+                        0o100660 if spec.path.startswith(("/sdcard", "/storage")) else 0o100644
+                    )
+                    self._files.write_bytes(spec.path, spec.content, spec.mode or default)
+                if spec.mtime:
+                    stamp = datetime.strptime(spec.mtime, TIME_FORMAT)
+                    self._files.set_mtime(spec.path, calendar.timegm(stamp.timetuple()))
+            except FsError as exc:
+                raise FsError(exc.errno_name, exc.message, spec.path) from exc

@@ -1,0 +1,125 @@
+"""The byte streams a simulated process reads and writes.
+
+`ProcessIO` is the seam to the protocol side (one per shell/exec stream). Inside the userland
+every command sees `Streams`: a reader for fd 0 and writers for fds 1 and 2, which
+redirections and pipelines swap for files, buffers or /dev/null.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class ProcessIO(Protocol):
+    """One running process's stdin/stdout/stderr, as the protocol side provides them."""
+
+    def read_stdin(self, max_bytes: int = 65536) -> bytes:
+        """Up to max_bytes of input; b"" at EOF (close-stdin or the stream closed)."""
+        ...
+
+    def write_stdout(self, data: bytes) -> None: ...
+
+    def write_stderr(self, data: bytes) -> None: ...
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the client closed the stream: stop early."""
+        ...
+
+
+class Reader(Protocol):
+    def read(self, max_bytes: int = 65536) -> bytes: ...
+
+
+class Writer(Protocol):
+    def write(self, data: bytes) -> None: ...
+
+
+@dataclass
+class Streams:
+    stdin: Reader
+    stdout: Writer
+    stderr: Writer
+
+
+class BytesReader:
+    """A reader over bytes already in memory (pipelines, here-strings, files read whole)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._pos = 0
+
+    def read(self, max_bytes: int = 65536) -> bytes:
+        chunk = self._data[self._pos : self._pos + max_bytes]
+        self._pos += len(chunk)
+        return chunk
+
+
+class BufferWriter:
+    def __init__(self) -> None:
+        self._chunks: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self._chunks.append(data)
+
+    def getvalue(self) -> bytes:
+        return b"".join(self._chunks)
+
+
+class NullWriter:
+    def write(self, data: bytes) -> None:
+        pass
+
+
+class StdinReader:
+    """fd 0 of a process started by the protocol side; optionally turns CR into LF (a tty)."""
+
+    def __init__(self, io: ProcessIO, *, crlf_to_lf: bool = False) -> None:
+        self._io = io
+        self._crlf = crlf_to_lf
+
+    def read(self, max_bytes: int = 65536) -> bytes:
+        data = self._io.read_stdin(max_bytes)
+        return data.replace(b"\r", b"\n") if self._crlf else data
+
+
+class OutputWriter:
+    """fd 1 or 2 of a process; with a pty, LF becomes CRLF as a tty's ONLCR does."""
+
+    def __init__(self, write: Callable[[bytes], None], *, onlcr: bool = False) -> None:
+        self._write = write
+        self._onlcr = onlcr
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        self._write(data.replace(b"\n", b"\r\n") if self._onlcr else data)
+
+
+class BufferIO:
+    """A ProcessIO in memory: for tests, and for running commands from Python."""
+
+    def __init__(self, stdin: bytes = b"") -> None:
+        self._stdin = BytesReader(stdin)
+        self.stdout = bytearray()
+        self.stderr = bytearray()
+        self._cancel = threading.Event()
+
+    def read_stdin(self, max_bytes: int = 65536) -> bytes:
+        return self._stdin.read(max_bytes)
+
+    def write_stdout(self, data: bytes) -> None:
+        self.stdout += data
+
+    def write_stderr(self, data: bytes) -> None:
+        self.stderr += data
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        self._cancel.set()

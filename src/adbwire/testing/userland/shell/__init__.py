@@ -1,0 +1,1 @@
+"""The shell language: tokeniser, parser, expansion, redirections and the interpreter."""

@@ -1,0 +1,183 @@
+"""Word expansion: parameters, command substitution, field splitting, globbing, quote removal.
+
+The order and the rules are POSIX's: only *unquoted* results of an expansion are split on
+IFS whitespace and globbed; quoted text is always one field, taken literally. That is what
+makes `echo '$(reboot)'` print `$(reboot)` while `echo $(id)` runs `id`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.shell.lexer import CmdSub, Lit, Param, Word
+
+Segment = tuple[str, bool]  # (text, literal): literal text never splits and never globs
+IFS_WHITESPACE = " \t\n"
+_GLOB_CHARS = "*?["
+
+
+class ExpansionHost(Protocol):
+    """What expansion needs from the shell that runs it."""
+
+    def get_var(self, name: str) -> str | None: ...
+
+    def special_param(self, name: str) -> str | None: ...
+
+    @property
+    def positional(self) -> Sequence[str]: ...
+
+    def substitute(self, source: str) -> str: ...
+
+
+def expand_words(
+    host: ExpansionHost, words: Sequence[Word], listdir: Callable[[str], list[str]] | None, cwd: str
+) -> list[str]:
+    """Expand command words into argv: split, glob (when `listdir` is given) and unquote."""
+    argv: list[str] = []
+    for word in words:
+        for segments in _fields(host, word, split=True):
+            if listdir is not None and _has_glob(segments):
+                matches = glob(segments, listdir, cwd)
+                if matches:
+                    argv.extend(matches)
+                    continue
+            argv.append("".join(text for text, _ in segments))
+    return argv
+
+
+def expand_single(host: ExpansionHost, word: Word) -> str:
+    """Expand a word that must stay one string (assignment values, redirection targets)."""
+    fields = _fields(host, word, split=False)
+    return "".join(text for segments in fields for text, _ in segments)
+
+
+def _value(host: ExpansionHost, part: Param | CmdSub) -> str:
+    if isinstance(part, CmdSub):
+        return host.substitute(part.source)
+    value = host.special_param(part.name)
+    if value is None:
+        value = host.get_var(part.name)
+    if part.length:
+        return str(len(value or ""))
+    if not value and part.default is not None:
+        return part.default
+    return value or ""
+
+
+def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segment]]:
+    fields: list[list[Segment]] = []
+    current: list[Segment] | None = None
+    for part in word.parts:
+        if isinstance(part, Lit):
+            current = current if current is not None else []
+            current.append((part.text, part.quoted))
+            continue
+        if isinstance(part, Param) and part.name == "@" and part.quoted:
+            params = list(host.positional)
+            for index, param in enumerate(params):
+                if index > 0:
+                    fields.append(current or [])
+                    current = None
+                current = current if current is not None else []
+                current.append((param, True))
+            continue
+        value = _value(host, part)
+        if part.quoted or not split:
+            current = current if current is not None else []
+            current.append((value, True))
+            continue
+        pieces = [piece for piece in re.split(r"[ \t\n]+", value) if piece]
+        if value[:1] in tuple(IFS_WHITESPACE) and current:
+            fields.append(current)
+            current = None
+        for index, piece in enumerate(pieces):
+            if index > 0 and current is not None:
+                fields.append(current)
+                current = None
+            current = current if current is not None else []
+            current.append((piece, False))
+        if pieces and value[-1:] in tuple(IFS_WHITESPACE) and current is not None:
+            fields.append(current)
+            current = None
+    if current is not None:
+        fields.append(current)
+    return fields
+
+
+def _has_glob(segments: list[Segment]) -> bool:
+    return any(not literal and any(c in text for c in _GLOB_CHARS) for text, literal in segments)
+
+
+def _component_regex(chars: list[tuple[str, bool]]) -> re.Pattern[str]:
+    out: list[str] = []
+    i = 0
+    while i < len(chars):
+        ch, literal = chars[i]
+        if literal:
+            out.append(re.escape(ch))
+        elif ch == "*":
+            out.append(".*")
+        elif ch == "?":
+            out.append(".")
+        elif ch == "[":
+            end = next((j for j in range(i + 2, len(chars)) if chars[j] == ("]", False)), -1)
+            if end < 0:
+                out.append(re.escape(ch))
+            else:
+                body = "".join(c for c, _ in chars[i + 1 : end])
+                if body.startswith("!"):
+                    body = "^" + body[1:]
+                out.append("[" + body.replace("\\", "\\\\") + "]")
+                i = end
+        else:
+            out.append(re.escape(ch))
+        i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+def _names(listdir: Callable[[str], list[str]], directory: str) -> list[str]:
+    try:
+        return listdir(directory)
+    except FsError:  # an unreadable directory simply matches nothing
+        return []
+
+
+def glob(segments: list[Segment], listdir: Callable[[str], list[str]], cwd: str) -> list[str]:
+    """Match a pattern against the device's files; sorted, like a shell's pathname expansion."""
+    chars = [(ch, literal) for text, literal in segments for ch in text]
+    components: list[list[tuple[str, bool]]] = [[]]
+    for ch, literal in chars:
+        if ch == "/":
+            components.append([])
+        else:
+            components[-1].append((ch, literal))
+    absolute = not components[0]
+    prefixes = ["/" if absolute else ""]
+    globbed = False
+    for component in components[1:] if absolute else components:
+        text = "".join(c for c, _ in component)
+        has_glob = any(not lit and c in _GLOB_CHARS for c, lit in component)
+        following: list[str] = []
+        for prefix in prefixes:
+            if not has_glob and (not globbed or not text):
+                following.append(prefix + text + "/")
+                continue
+            directory = prefix or cwd
+            names = _names(listdir, directory)
+            if not has_glob:
+                if text in names:
+                    following.append(prefix + text + "/")
+                continue
+            pattern = _component_regex(component)
+            hidden_ok = text.startswith(".")
+            for name in sorted(names):
+                if name.startswith(".") and not hidden_ok:
+                    continue
+                if pattern.fullmatch(name):
+                    following.append(prefix + name + "/")
+        globbed = globbed or has_glob
+        prefixes = following
+    return [path[:-1] if path.endswith("/") and path != "/" else path for path in prefixes]

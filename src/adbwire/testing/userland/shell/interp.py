@@ -1,0 +1,392 @@
+"""The interpreter: runs a parsed command line against the simulated device.
+
+Pipelines run their stages one after another with the output of each buffered into the next
+(fine for the short commands tools send; the last stage streams to the client as it runs).
+`&` runs the command in the foreground: the simulator has no job control.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, cast
+
+from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.process import BufferWriter, BytesReader, NullWriter, Streams
+from adbwire.testing.userland.shell import redirects
+from adbwire.testing.userland.shell.expand import expand_single, expand_words
+from adbwire.testing.userland.shell.lexer import ShellSyntaxError
+from adbwire.testing.userland.shell.parser import (
+    AndOr,
+    Command,
+    For,
+    Group,
+    If,
+    Loop,
+    Pipeline,
+    Script,
+    Simple,
+    parse,
+)
+
+if TYPE_CHECKING:
+    from adbwire.testing.device_files import DeviceFiles
+    from adbwire.testing.userland.device import Device
+
+SHELL_PATH = "/system/bin/sh"
+BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
+
+
+class ExitShell(Exception):
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+CommandFn = Callable[["Invocation"], int]
+
+
+class ShellHost(Protocol):
+    """What the interpreter needs from the device it runs on."""
+
+    @property
+    def files(self) -> DeviceFiles: ...
+
+    def lookup(self, name: str) -> CommandFn | None: ...
+
+
+@dataclass
+class Invocation:
+    """One command being run: its argv, its streams and the shell that runs it."""
+
+    argv: list[str]
+    streams: Streams
+    shell: Shell
+
+    @property
+    def name(self) -> str:
+        return posixpath.basename(self.argv[0])
+
+    @property
+    def args(self) -> list[str]:
+        return self.argv[1:]
+
+    @property
+    def device(self) -> Device:
+        return cast("Device", self.shell.host)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.shell.cancelled()
+
+    def out(self, data: str | bytes) -> None:
+        self.streams.stdout.write(data.encode() if isinstance(data, str) else data)
+
+    def err(self, data: str | bytes) -> None:
+        self.streams.stderr.write(data.encode() if isinstance(data, str) else data)
+
+    def fail(self, message: str, status: int = 1) -> int:
+        """Print `name: message` on stderr, toybox style, and return `status`."""
+        self.err(f"{self.name}: {message}\n")
+        return status
+
+    def path(self, path: str) -> str:
+        return self.shell.resolve(path)
+
+    def read_stdin(self) -> bytes:
+        chunks: list[bytes] = []
+        while not self.cancelled:
+            chunk = self.streams.stdin.read(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+
+class Shell:
+    """One shell process: variables, working directory, positional parameters, $?."""
+
+    def __init__(
+        self,
+        host: ShellHost,
+        env: Mapping[str, str],
+        *,
+        cwd: str = "/",
+        positional: Sequence[str] = (),
+        pid: int = 1,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.host = host
+        self.vars: dict[str, str] = dict(env)
+        self.cwd = cwd
+        self._positional = list(positional)
+        self.pid = pid
+        self.cancelled = cancelled
+        self.last_status = 0
+        self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
+
+    # -- expansion host ----------------------------------------------------------------------
+    @property
+    def positional(self) -> Sequence[str]:
+        return self._positional
+
+    def set_positional(self, params: Sequence[str]) -> None:
+        self._positional = list(params)
+
+    def get_var(self, name: str) -> str | None:
+        if name == "PWD":
+            return self.cwd
+        return self.vars.get(name)
+
+    def special_param(self, name: str) -> str | None:
+        if name == "?":
+            return str(self.last_status)
+        if name == "$":
+            return str(self.pid)
+        if name == "#":
+            return str(len(self._positional))
+        if name in ("@", "*"):
+            return " ".join(self._positional)
+        if name == "0":
+            return SHELL_PATH
+        if name.isdigit():
+            index = int(name) - 1
+            return self._positional[index] if index < len(self._positional) else ""
+        if name in ("!", "-"):
+            return ""
+        return None
+
+    def substitute(self, source: str) -> str:
+        """Command substitution: run `source` in a subshell and capture its stdout."""
+        out = BufferWriter()
+        sub = self.subshell()
+        status = sub.run_source(source, Streams(self._streams.stdin, out, self._streams.stderr))
+        self.last_status = status
+        return out.getvalue().decode("utf-8", "replace").rstrip("\n")
+
+    # -- running -----------------------------------------------------------------------------
+    def subshell(self) -> Shell:
+        child = Shell(
+            self.host,
+            self.vars,
+            cwd=self.cwd,
+            positional=self._positional,
+            pid=self.pid,
+            cancelled=self.cancelled,
+        )
+        child.last_status = self.last_status
+        return child
+
+    def resolve(self, path: str) -> str:
+        return posixpath.normpath(posixpath.join(self.cwd, path)) if path else self.cwd
+
+    def run_source(self, source: str, streams: Streams) -> int:
+        try:
+            script = parse(source)
+        except ShellSyntaxError as exc:
+            streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
+            self.last_status = 1
+            return 1
+        return self.run_script(script, streams)
+
+    def run_script(self, script: Script, streams: Streams) -> int:
+        self._streams = streams
+        for item in script:
+            if self.cancelled():
+                break
+            self.last_status = self._and_or(item, streams)
+        return self.last_status
+
+    def _and_or(self, item: AndOr, streams: Streams) -> int:
+        status = self._pipeline(item.first, streams)
+        for op, pipeline in item.rest:
+            self.last_status = status
+            if (op == "&&") == (status == 0):
+                status = self._pipeline(pipeline, streams)
+        return status
+
+    def _pipeline(self, pipeline: Pipeline, streams: Streams) -> int:
+        stdin = streams.stdin
+        status = 0
+        last = len(pipeline.commands) - 1
+        for index, command in enumerate(pipeline.commands):
+            if index < last:
+                buffer = BufferWriter()
+                status = self._command(command, Streams(stdin, buffer, streams.stderr))
+                stdin = BytesReader(buffer.getvalue())
+            else:
+                status = self._command(command, Streams(stdin, streams.stdout, streams.stderr))
+        return (0 if status else 1) if pipeline.negate else status
+
+    def _command(self, command: Command, streams: Streams) -> int:
+        try:
+            with redirects.applied(self, command.redirects, streams) as local:
+                return self._dispatch(command, local)
+        except redirects.RedirectError as exc:
+            streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
+            return 1
+
+    def _dispatch(self, command: Command, streams: Streams) -> int:
+        if isinstance(command, Simple):
+            return self._simple(command, streams)
+        if isinstance(command, Group):
+            if not command.subshell:
+                return self.run_script(command.body, streams)
+            try:
+                return self.subshell().run_script(command.body, streams)
+            except ExitShell as exc:
+                return exc.code
+        if isinstance(command, If):
+            for cond, body in command.branches:
+                if self.run_script(cond, streams) == 0:
+                    return self.run_script(body, streams)
+            return self.run_script(command.orelse, streams) if command.orelse else 0
+        if isinstance(command, Loop):
+            return self._loop(command, streams)
+        return self._for(command, streams)
+
+    def _loop(self, loop: Loop, streams: Streams) -> int:
+        status = 0
+        while not self.cancelled():
+            if (self.run_script(loop.cond, streams) == 0) == loop.until:
+                break
+            status = self.run_script(loop.body, streams)
+        return status
+
+    def _for(self, loop: For, streams: Streams) -> int:
+        items = (
+            list(self._positional)
+            if loop.items is None
+            else expand_words(self, loop.items, self._listdir, self.cwd)
+        )
+        status = 0
+        for item in items:
+            if self.cancelled():
+                break
+            self.vars[loop.var] = item
+            status = self.run_script(loop.body, streams)
+        return status
+
+    def _listdir(self, path: str) -> list[str]:
+        return [name for name, _ in self.host.files.listdir(path)]
+
+    def _simple(self, command: Simple, streams: Streams) -> int:
+        self._streams = streams
+        argv = expand_words(self, command.words, self._listdir, self.cwd)
+        values = [(name, expand_single(self, word)) for name, word in command.assigns]
+        if not argv:
+            self.vars.update(values)
+            return self.last_status if command.words else 0
+        saved = {name: self.vars.get(name) for name, _ in values}
+        self.vars.update(values)
+        try:
+            return self.execute(argv, streams)
+        finally:
+            for name, old in saved.items():
+                if old is None:
+                    self.vars.pop(name, None)
+                else:
+                    self.vars[name] = old
+
+    def execute(self, argv: list[str], streams: Streams) -> int:
+        """Run one already-expanded command: a shell builtin, a device command, or 127."""
+        name = argv[0]
+        builtin = _SHELL_BUILTINS.get(name)
+        if builtin is not None:
+            return builtin(self, argv, streams)
+        lookup_name = name
+        if "/" in name:
+            directory, base = posixpath.split(name)
+            lookup_name = base if directory in BIN_DIRS else ""
+        command = self.host.lookup(lookup_name) if lookup_name else None
+        if command is None:
+            streams.stderr.write(f"{SHELL_PATH}: {name}: inaccessible or not found\n".encode())
+            return 127
+        return command(Invocation(argv, streams, self))
+
+
+def _cd(shell: Shell, argv: list[str], streams: Streams) -> int:
+    target = shell.resolve(argv[1] if len(argv) > 1 else shell.vars.get("HOME", "/"))
+    try:
+        stat = shell.host.files.stat(target)
+    except FsError:
+        streams.stderr.write(f"{SHELL_PATH}: cd: {target}: No such file or directory\n".encode())
+        return 2
+    if stat.mode & 0o170000 != 0o040000:
+        streams.stderr.write(f"{SHELL_PATH}: cd: {target}: Not a directory\n".encode())
+        return 2
+    shell.cwd = target
+    return 0
+
+
+def _exit(shell: Shell, argv: list[str], streams: Streams) -> int:
+    code = shell.last_status
+    if len(argv) > 1:
+        try:
+            code = int(argv[1]) & 0xFF
+        except ValueError:
+            streams.stderr.write(f"{SHELL_PATH}: exit: {argv[1]}: bad number\n".encode())
+            code = 1
+    raise ExitShell(code)
+
+
+def _export(shell: Shell, argv: list[str], streams: Streams) -> int:
+    for arg in argv[1:]:
+        if "=" in arg:
+            name, value = arg.split("=", 1)
+            shell.vars[name] = value
+    return 0
+
+
+def _unset(shell: Shell, argv: list[str], streams: Streams) -> int:
+    for name in argv[1:]:
+        shell.vars.pop(name, None)
+    return 0
+
+
+def _eval(shell: Shell, argv: list[str], streams: Streams) -> int:
+    return shell.run_source(" ".join(argv[1:]), streams)
+
+
+def _exec(shell: Shell, argv: list[str], streams: Streams) -> int:
+    if len(argv) == 1:
+        return 0
+    raise ExitShell(shell.execute(argv[1:], streams))
+
+
+def _shift(shell: Shell, argv: list[str], streams: Streams) -> int:
+    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    shell.set_positional(shell.positional[count:])
+    return 0
+
+
+def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
+    names = [arg for arg in argv[1:] if not arg.startswith("-")] or ["REPLY"]
+    line = bytearray()
+    while True:
+        byte = streams.stdin.read(1)
+        if not byte or byte == b"\n":
+            break
+        line += byte
+    fields = line.decode("utf-8", "replace").split(None, len(names) - 1)
+    for index, name in enumerate(names):
+        shell.vars[name] = fields[index] if index < len(fields) else ""
+    return 0 if line or byte else 1
+
+
+def _colon(shell: Shell, argv: list[str], streams: Streams) -> int:
+    return 0
+
+
+_SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
+    "cd": _cd,
+    "exit": _exit,
+    "export": _export,
+    "unset": _unset,
+    "eval": _eval,
+    "exec": _exec,
+    "shift": _shift,
+    "read": _read,
+    ":": _colon,
+}

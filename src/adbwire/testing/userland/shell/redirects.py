@@ -1,0 +1,93 @@
+"""Redirections: `>`, `>>`, `<`, `2>&1`, `>&2`, to and from device files and /dev/null."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import IO, TYPE_CHECKING
+
+from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.process import BytesReader, NullWriter, Reader, Streams, Writer
+from adbwire.testing.userland.shell.expand import expand_single
+from adbwire.testing.userland.shell.parser import Redirect
+
+if TYPE_CHECKING:
+    from adbwire.testing.userland.shell.interp import Shell
+
+NEW_FILE_MODE = 0o100666
+_DEV_NULL = "/dev/null"
+
+
+class RedirectError(Exception):
+    """A redirection could not be set up; the message is what mksh prints after `sh: `."""
+
+
+class FileReader:
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle = handle
+
+    def read(self, max_bytes: int = 65536) -> bytes:
+        return self._handle.read(max_bytes)
+
+
+class FileWriter:
+    def __init__(self, handle: IO[bytes]) -> None:
+        self._handle = handle
+
+    def write(self, data: bytes) -> None:
+        self._handle.write(data)
+
+
+@contextlib.contextmanager
+def applied(shell: Shell, redirects: Sequence[Redirect], streams: Streams) -> Iterator[Streams]:
+    if not redirects:
+        yield streams
+        return
+    fds: dict[int, Reader | Writer] = {0: streams.stdin, 1: streams.stdout, 2: streams.stderr}
+    with contextlib.ExitStack() as stack:
+        for redirect in redirects:
+            target = expand_single(shell, redirect.target)
+            fds[redirect.fd] = _open(shell, redirect, target, fds, stack)
+        yield Streams(_as_reader(fds.get(0)), _as_writer(fds.get(1)), _as_writer(fds.get(2)))
+
+
+def _as_reader(obj: Reader | Writer | None) -> Reader:
+    return obj if obj is not None and hasattr(obj, "read") else BytesReader(b"")  # type: ignore[return-value]
+
+
+def _as_writer(obj: Reader | Writer | None) -> Writer:
+    return obj if obj is not None and hasattr(obj, "write") else NullWriter()  # type: ignore[return-value]
+
+
+def _open(
+    shell: Shell,
+    redirect: Redirect,
+    target: str,
+    fds: dict[int, Reader | Writer],
+    stack: contextlib.ExitStack,
+) -> Reader | Writer:
+    op = redirect.op
+    if op in (">&", "<&"):
+        if target == "-":
+            return NullWriter()
+        if not target.isdigit() or int(target) not in fds:
+            raise RedirectError(f"{target}: bad file descriptor")
+        return fds[int(target)]
+    if target == _DEV_NULL:
+        return BytesReader(b"") if op == "<" else NullWriter()
+    path = shell.resolve(target)
+    files = shell.host.files
+    try:
+        if op == "<":
+            return FileReader(stack.enter_context(files.open_read(path)))
+        existing = b""
+        if op == ">>":
+            with contextlib.suppress(FsError), files.open_read(path) as old:
+                existing = old.read()
+        handle = stack.enter_context(files.open_write(path, NEW_FILE_MODE))
+        if existing:
+            handle.write(existing)
+        return FileWriter(handle)
+    except FsError as exc:
+        verb = "open" if op == "<" else "create"
+        raise RedirectError(f"can't {verb} {target}: {exc.message}") from exc

@@ -1,0 +1,350 @@
+"""The device side of a recorded session as a sans-IO engine: host packets in, bytes out.
+
+- CNXN is answered with the recorded banner minus `delayed_ack` (so classic flow control:
+  one WRTE in flight per stream, whatever the recording used). Authentication follows the
+  recorded path, not the key: a recorded accepted signature accepts any signature, a
+  recorded accepted public key rejects signatures and accepts the key, an incomplete one
+  never accepts (the client then reports the pending prompt, as it did when recorded).
+- OPEN takes the first unused recorded stream with that service. While several unused
+  recorded streams share the service (two `sync:` sessions, say), the stream stays bound
+  to all of them and the host's bytes decide; the device answers only once that is settled,
+  or when its recorded answer is due (then the earliest candidate wins).
+- The host's bytes are compared as one byte string per stream, so any packetisation
+  matches; the device's bytes are sent in chunks of the negotiated max payload, each chunk
+  once the host has written what preceded it in the recording.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, NoReturn
+
+from adbwire.errors import ReplayMismatchError
+from adbwire.wire import packets as P
+from adbwire.wire.recording.host_bytes import HostCanon, canon_for
+from adbwire.wire.recording.script import (
+    RecordedStream,
+    ReplayScript,
+    match_bytes,
+    match_service,
+    shorten,
+)
+from adbwire.wire.recording.stream_log import service_of
+
+REPLAY_TOKEN: Final = b"adbwire replay token"  # 20 bytes, like adbd's random tokens
+
+
+def banner_for_replay(banner: str | None) -> bytes:
+    """The recorded banner without `delayed_ack` (replay uses classic flow control)."""
+    if banner is None:
+        return b"device::"
+    head, sep, features = banner.rpartition("features=")
+    if not sep:
+        return banner.encode()
+    value, semi, rest = features.partition(";")
+    kept = ",".join(item for item in value.split(",") if item and item != "delayed_ack")
+    return f"{head}features={kept}{semi}{rest}".encode()
+
+
+@dataclass
+class _Live:
+    host_id: int
+    device_id: int
+    service: str
+    candidates: list[RecordedStream]
+    swaps: dict[int, dict[bytes, bytes]]
+    canon: HostCanon
+    recorded: RecordedStream | None = None
+    current: bytes = b""
+    """The device chunk being sent, with volatile tokens swapped."""
+    host_offset: int = 0
+    next_chunk: int = 0
+    chunk_offset: int = 0
+    awaiting_okay: bool = False
+    closed: bool = False
+
+
+class ReplayDevice:
+    """Answers one host connection from a `ReplayScript`."""
+
+    def __init__(self, script: ReplayScript) -> None:
+        self.script = script
+        self.fixture = script.fixture
+        header = self.fixture.header
+        self.device_version = header.device_version or P.VERSION_SKIP_CHECKSUM
+        self.device_max_payload = header.device_max_payload or P.MAX_PAYLOAD
+        self.auth = header.auth
+        self.version = self.device_version
+        self.max_payload = self.device_max_payload
+        self.online = False
+        self.finished = False
+        """The recording's device ended the connection here; the link should drop now."""
+        self.outbox = bytearray()
+        self._live: dict[int, _Live] = {}
+        self._used: dict[int, _Live | None] = {}  # recorded number -> its live stream
+        self._next_device_id = 1
+        self._swaps: dict[bytes, bytes] = {}
+        """Volatile tokens seen so far: recorded -> what this host uses instead."""
+
+    # ----------------------------------------------------------- packets in
+
+    def receive(self, packet: P.Packet) -> None:
+        command = packet.command
+        if command == P.A_CNXN:
+            self._on_cnxn(packet)
+        elif command == P.A_AUTH:
+            self._on_auth(packet)
+        elif not self.online:
+            self._fail(f"the client sent {packet.name} before the connection was established")
+        elif command == P.A_OPEN:
+            self._on_open(packet)
+        elif command == P.A_WRTE:
+            self._on_write(packet)
+        elif command == P.A_OKAY:
+            live = self._live.get(packet.arg0)
+            if live is not None:
+                live.awaiting_okay = False
+                self._pump(live)
+        elif command == P.A_CLSE:
+            self._on_host_close(packet.arg0)
+
+    def _on_cnxn(self, packet: P.Packet) -> None:
+        if self.online:
+            self._fail("the client sent a second CNXN")
+        self.version = min(self.device_version, packet.arg0)
+        self.max_payload = max(256, min(self.device_max_payload, packet.arg1))
+        if self.auth.tokens == 0 and self.auth.outcome != "incomplete":
+            self._connect()
+        elif self.auth.tokens:
+            self._send(P.Packet(P.A_AUTH, P.AUTH_TOKEN, 0, REPLAY_TOKEN))
+
+    def _on_auth(self, packet: P.Packet) -> None:
+        if self.online:
+            self._fail("the client sent AUTH after the connection was established")
+        if packet.arg0 == P.AUTH_SIGNATURE:
+            if self.auth.outcome == "signature":
+                self._connect()
+            else:
+                self._send(P.Packet(P.A_AUTH, P.AUTH_TOKEN, 0, REPLAY_TOKEN))
+        elif packet.arg0 == P.AUTH_RSAPUBLICKEY and self.auth.outcome == "public_key":
+            self._connect()
+
+    def _connect(self) -> None:
+        banner = banner_for_replay(self.fixture.header.banner)
+        self._send(P.Packet(P.A_CNXN, self.device_version, self.device_max_payload, banner))
+        self.online = True
+        self._check_finished()
+
+    def _on_open(self, packet: P.Packet) -> None:
+        service = service_of(packet.payload)
+        swaps: dict[int, dict[bytes, bytes]] = {}
+        candidates: list[RecordedStream] = []
+        for recorded in self.script.streams:
+            if recorded.number in self._used:
+                continue
+            found = match_service(recorded.service, service)
+            if found is not None and self._consistent(found):
+                candidates.append(recorded)
+                swaps[recorded.number] = found
+        undecided = sum(
+            1 for live in self._live.values() if live.recorded is None and live.service == service
+        )
+        if len(candidates) <= undecided:
+            self._fail(self._no_stream_message(service))
+        if candidates[0].refused:
+            self._used[candidates[0].number] = None
+            self._send(P.Packet(P.A_CLSE, 0, packet.arg0))
+            self._check_finished()
+            return
+        live = _Live(
+            host_id=packet.arg0,
+            device_id=self._next_device_id,
+            service=service,
+            candidates=[item for item in candidates if not item.refused],
+            swaps=swaps,
+            canon=canon_for(service),
+        )
+        self._next_device_id += 1
+        self._live[live.host_id] = live
+        self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
+        if len(live.candidates) == 1:
+            self._commit(live, live.candidates[0])
+        self._pump(live)
+
+    def _on_write(self, packet: P.Packet) -> None:
+        live = self._live.get(packet.arg0)
+        if live is None or live.closed:
+            return  # data racing the device's CLSE: a device drops it too
+        data = live.canon.feed(bytes(packet.payload))
+        start = live.host_offset
+        matching: list[RecordedStream] = []
+        learned: list[dict[bytes, bytes]] = []
+        for candidate in live.candidates:
+            found = match_bytes(bytes(candidate.host[start : start + len(data)]), data)
+            if found is not None and self._consistent(found):
+                matching.append(candidate)
+                learned.append(found)
+        if not matching:
+            self._fail_bytes(live, live.candidates[0], data)
+        self._swaps.update(learned[0])
+        live.candidates = matching
+        live.host_offset += len(data)
+        self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
+        if live.recorded is None and len(matching) == 1:
+            self._commit(live, matching[0])
+        self._pump(live)
+
+    def _on_host_close(self, host_id: int) -> None:
+        live = self._live.pop(host_id, None)
+        if live is None:
+            return
+        if live.recorded is None:
+            self._commit(live, live.candidates[0])
+        live.closed = True
+        self._check_finished()
+
+    # ----------------------------------------------------------- sending
+
+    def _commit(self, live: _Live, recorded: RecordedStream) -> None:
+        live.recorded = recorded
+        live.candidates = [recorded]
+        self._used[recorded.number] = live
+        self._swaps.update(live.swaps.get(recorded.number, {}))
+        for other in self._live.values():
+            if other.recorded is None and recorded in other.candidates:
+                other.candidates.remove(recorded)
+                if not other.candidates:
+                    self._fail(
+                        f"the client opened {other.service!r} more often than the "
+                        f"recording did ({self.fixture.path})"
+                    )
+
+    def _answer_due(self, live: _Live) -> bool:
+        first = live.candidates[0]
+        if first.device:
+            return first.device[0].gate <= live.host_offset
+        return first.close_by == "device" and first.close_gate <= live.host_offset
+
+    def _pump(self, live: _Live) -> None:
+        if live.closed:
+            return
+        if live.recorded is None:
+            if not self._answer_due(live):
+                return
+            self._commit(live, live.candidates[0])
+        recorded = live.recorded
+        assert recorded is not None
+        while not live.awaiting_okay and live.next_chunk < len(recorded.device):
+            chunk = recorded.device[live.next_chunk]
+            if chunk.gate > live.host_offset:
+                return
+            if live.chunk_offset == 0:
+                live.current = self._swapped(chunk.data)
+            data = live.current
+            piece = data[live.chunk_offset : live.chunk_offset + self.max_payload]
+            self._send(P.Packet(P.A_WRTE, live.device_id, live.host_id, piece))
+            live.awaiting_okay = True
+            live.chunk_offset += len(piece)
+            if live.chunk_offset >= len(data):
+                live.next_chunk += 1
+                live.chunk_offset = 0
+        if (
+            live.next_chunk == len(recorded.device)
+            and recorded.close_by == "device"
+            and recorded.close_gate <= live.host_offset
+        ):
+            self._send(P.Packet(P.A_CLSE, live.device_id, live.host_id))
+            live.closed = True
+            self._live.pop(live.host_id, None)
+        self._check_finished()
+
+    def _consistent(self, swaps: dict[bytes, bytes]) -> bool:
+        return all(self._swaps.get(old, new) == new for old, new in swaps.items())
+
+    def _swapped(self, data: bytes) -> bytes:
+        for old, new in self._swaps.items():
+            data = data.replace(old, new)
+        return data
+
+    def _send(self, packet: P.Packet) -> None:
+        self.outbox += packet.encode(with_checksum=self.version < P.VERSION_SKIP_CHECKSUM)
+
+    def _check_finished(self) -> None:
+        if self.script.end_by != "device" or self.finished:
+            return
+        if len(self._used) < len(self.script.streams):
+            return
+        for live in self._live.values():
+            recorded = live.recorded
+            if recorded is None or live.next_chunk < len(recorded.device):
+                return
+            if recorded.close_by == "device" and not live.closed:
+                return
+        self.finished = True
+
+    # ----------------------------------------------------------- errors and leftovers
+
+    def _fail(self, message: str, line: int | None = None) -> NoReturn:
+        raise ReplayMismatchError(message, fixture=self.fixture.path, line=line)
+
+    def _no_stream_message(self, service: str) -> str:
+        unused = [item for item in self.script.streams if item.number not in self._used]
+        if not unused:
+            events = self.fixture.events
+            last = self.script.end_line or (events[-1].line if events else 1)
+            return (
+                f"replay ran past the end of the recording: the client opened {service!r} "
+                f"but every recorded stream was used ({self.fixture.where(last)} is the end)"
+            )
+        nxt = unused[0]
+        return (
+            f"the client opened {service!r}, which the recording does not have (unused); "
+            f"the next unused recorded stream is {nxt.service!r} at "
+            f"{self.fixture.where(nxt.line)}"
+        )
+
+    def _fail_bytes(self, live: _Live, recorded: RecordedStream, actual: bytes) -> NoReturn:
+        start = live.host_offset
+        expected = bytes(recorded.host[start : start + len(actual)])
+        differ = next(
+            (i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+            len(expected),
+        )
+        line = recorded.line_of_host_byte(start + differ)
+        if differ >= len(expected):
+            detail = (
+                f"the client wrote {len(actual) - len(expected)} bytes more than recorded: "
+                f"{shorten(actual, differ)}"
+            )
+        else:
+            detail = (
+                f"expected {shorten(expected, differ)}, the client wrote {shorten(actual, differ)}"
+            )
+        self._fail(
+            f"replay mismatch on stream {recorded.number} ({recorded.service!r}) at byte "
+            f"{start + differ} of what the client writes: {detail} "
+            f"({self.fixture.where(line)})",
+            line,
+        )
+
+    def leftovers(self) -> list[str]:
+        """Recorded traffic the client never asked for, one sentence each."""
+        found: list[str] = []
+        for recorded in self.script.streams:
+            if recorded.number not in self._used:
+                found.append(f"{recorded.describe()} was never opened")
+                continue
+            live = self._used[recorded.number]
+            if live is None:
+                continue
+            sent = sum(len(chunk.data) for chunk in recorded.device[: live.next_chunk])
+            sent += live.chunk_offset
+            total = recorded.device_size
+            if sent < total:
+                found.append(f"{recorded.describe()}: {total - sent} device bytes never sent")
+            if live.host_offset < len(recorded.host):
+                found.append(
+                    f"{recorded.describe()}: the client wrote {live.host_offset} of the "
+                    f"{len(recorded.host)} recorded bytes"
+                )
+        return found

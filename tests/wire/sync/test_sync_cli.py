@@ -1,0 +1,143 @@
+"""`adbwire push`, `pull` and `ls` through the real entry point, against the simulator."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shutil
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+
+import pytest
+
+from adbwire.cli import ls as ls_command
+from adbwire.cli import pull as pull_command
+from adbwire.cli import push as push_command
+from adbwire.cli.progress import ProgressLine, render
+from adbwire.wire.keys import AdbKey, default_key_path
+from tests.wire.sync.conftest import SyncDevice
+
+cli_main = importlib.import_module("adbwire.cli.main")  # adbwire.cli.main is also a function
+Run = Callable[..., tuple[int, str, str]]
+SUMMARY = re.compile(
+    r"^(?P<name>.+): (?P<files>\d+) files? (?P<verb>pushed|pulled), (?P<skipped>\d+) skipped\."
+    r" [\d.]+ MB/s \((?P<bytes>\d+) bytes in [\d.]+s\)$"
+)
+
+
+@pytest.fixture
+def cli(
+    v2_device: SyncDevice,
+    adb_key: AdbKey,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> Run:
+    """Run `adbwire -s DEVICE ARGS...` with our commands registered; (status, out, err)."""
+    default_key_path().parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(adb_key.path, default_key_path())  # the CLI loads ~/.android/adbkey
+    assert {push_command, pull_command, ls_command} <= set(cli_main.COMMANDS)
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        status = cli_main.main(["-s", v2_device.device.serial, "--timeout", "10", *args])
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+
+    return run
+
+
+def test_push_prints_adbs_summary_line(cli: Run, v2_device: SyncDevice, tmp_path: Path) -> None:
+    (tmp_path / "a.bin").write_bytes(b"x" * 5000)
+    status, out, err = cli("push", str(tmp_path / "a.bin"), "/data/local/tmp/")
+    assert (status, err) == (0, "")
+    match = SUMMARY.match(out.strip())
+    assert match, out
+    assert match["name"] == str(tmp_path / "a.bin")
+    assert (match["files"], match["verb"], match["bytes"]) == ("1", "pushed", "5000")
+    assert v2_device.files.read_bytes("/data/local/tmp/a.bin") == b"x" * 5000
+
+
+def test_several_sources_get_a_line_each_and_a_total(cli: Run, tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / name).write_bytes(name.encode() * 10)
+    status, out, _ = cli("push", str(tmp_path / "a"), str(tmp_path / "b"), "/data/local/tmp")
+    lines = out.strip().splitlines()
+    assert status == 0 and len(lines) == 3
+    assert lines[-1].startswith("2 files pushed, 0 skipped.")
+
+
+def test_a_failed_file_is_printed_and_exits_1(cli: Run, tmp_path: Path) -> None:
+    (tmp_path / "f").write_bytes(b"1")
+    status, out, err = cli("push", str(tmp_path / "f"), "/system/f")
+    assert status == 1
+    assert "failed to push" in err and "/system/f" in err and "Read-only file system" in err
+    assert "0 files pushed" in out
+
+
+def test_mistakes_before_anything_moves_exit_2(cli: Run, tmp_path: Path) -> None:
+    status, _, err = cli("push", str(tmp_path / "missing"), "/data/local/tmp")
+    assert status == 2
+    assert "cannot stat" in err and "missing" in err
+    assert cli("push", "/data/local/tmp")[0] == 2
+    assert cli("pull", "-z", "brotli", "/sdcard/x")[0] == 2
+
+
+def test_pull_defaults_to_the_current_directory(
+    cli: Run, v2_device: SyncDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    v2_device.files.write_bytes("/sdcard/d/x.txt", b"x")
+    v2_device.files.write_bytes("/sdcard/d/y/z.txt", b"zz")
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = cli("pull", "/sdcard/d")
+    assert status == 0
+    assert (tmp_path / "d" / "y" / "z.txt").read_bytes() == b"zz"
+    match = SUMMARY.match(out.strip())
+    assert match and (match["files"], match["verb"]) == ("2", "pulled")
+    status, out, _ = cli("pull", "-q", "/sdcard/d/x.txt", "copy.txt")
+    assert (status, out) == (0, "")
+    assert (tmp_path / "copy.txt").read_bytes() == b"x"
+
+
+def test_ls_prints_adbs_hex_columns_and_json(cli: Run, v2_device: SyncDevice) -> None:
+    v2_device.files.write_bytes("/data/local/tmp/ls/file.txt", b"12345", mode=0o100644)
+    status, out, _ = cli("ls", "/data/local/tmp/ls")
+    assert status == 0
+    lines = dict(line.rsplit(" ", 1)[::-1] for line in out.splitlines())
+    assert set(lines) == {".", "..", "file.txt"}
+    mode, size, mtime = lines["file.txt"].split()
+    assert (mode, size) == ("000081a4", "00000005")
+    assert re.fullmatch(r"[0-9a-f]{8}", mtime)
+    status, out, _ = cli("ls", "--json", "/data/local/tmp/ls")
+    rows = {row["name"]: row for row in json.loads(out)}
+    assert rows["file.txt"]["size"] == 5
+    assert rows["file.txt"]["type"] == "file"
+    assert rows["file.txt"]["permissions"] == "0644"
+    assert rows["."]["type"] == "directory"
+
+
+def test_ls_of_a_missing_path_is_an_error(cli: Run) -> None:
+    status, out, err = cli("ls", "/data/local/tmp/nowhere")
+    assert out == ""
+    assert status == 1
+    assert "/data/local/tmp/nowhere: No such file or directory" in err
+
+
+def test_progress_line_draws_only_when_asked_and_erases_itself() -> None:
+    quiet = StringIO()
+    ProgressLine("x", quiet)(10, 100)  # a StringIO is not a terminal
+    assert quiet.getvalue() == ""
+    shown = StringIO()
+    line = ProgressLine("push to /sdcard", shown, enabled=True)
+    line(50, 100)
+    line(100, 100)
+    line.finish()
+    text = shown.getvalue()
+    assert "[ 50%] push to /sdcard" in text and "[100%]" in text
+    assert text.endswith("\r")
+
+
+def test_render_handles_an_unknown_total() -> None:
+    assert render("f", 3 * 1024 * 1024, None, 1.0) == "[   ?] f: 3.0 MiB, 3.0 MB/s"
+    assert render("f", 0, 0, 0.0) == "[   ?] f: 0.0 MiB"
