@@ -1,5 +1,5 @@
 import sys
 
-from adbwire.cli import main
+from adbwire.cli.main import main
 
 sys.exit(main())

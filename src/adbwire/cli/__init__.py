@@ -1,5 +1,1 @@
-"""The `adbwire` command line: argument parsing and error reporting shared by every command."""
-
-from adbwire.cli.main import main
-
-__all__ = ["main"]
+"""The `adbwire` command line: `main.py` parses and dispatches; one module per command."""

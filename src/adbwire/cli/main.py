@@ -11,11 +11,13 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from adbwire import __version__
 from adbwire.cli import (
     devices,
     forward,
+    import_capture,
     install,
     keygen,
     ls,
@@ -24,6 +26,7 @@ from adbwire.cli import (
     reboot,
     root,
     shell,
+    simulate,
     tcpip,
     uninstall,
 )
@@ -46,6 +49,8 @@ COMMANDS = (
     root,
     tcpip,
     keygen,
+    simulate,
+    import_capture,
 )
 
 
@@ -83,6 +88,35 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="log protocol details, show tracebacks"
     )
+    recording = parser.add_argument_group("record and replay (docs/fixtures.md)")
+    recording.add_argument(
+        "--record", type=Path, metavar="FILE", help="write the device session to FILE"
+    )
+    recording.add_argument(
+        "--replay", type=Path, metavar="FILE", help="replay FILE instead of using a device"
+    )
+    recording.add_argument(
+        "--record-note", default="", metavar="TEXT", help="free text for the recording's header"
+    )
+    recording.add_argument(
+        "--record-origin",
+        choices=("real device", "simulated device"),
+        default=None,
+        help="what the recording says it came from (default: real device)",
+    )
+    recording.add_argument(
+        "--redact-serial",
+        nargs="?",
+        const=True,
+        default=False,
+        metavar="SERIAL",
+        help="replace the device serial in the recording with X's",
+    )
+    recording.add_argument(
+        "--strict-replay",
+        action="store_true",
+        help="recorded traffic the command did not use is an error (default: a warning)",
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in COMMANDS:
         module.register(commands)
@@ -93,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"
+    logging.captureWarnings(True)
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,
         format="%(asctime)s %(name)s %(levelname)s %(message)s",

@@ -10,7 +10,9 @@ import re
 from adbwire.cli import targets_usb
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
+from adbwire.wire.recording import ReplayKey, wrap_transport
 from adbwire.wire.timeouts import Timeouts
+from adbwire.wire.usb import open_transport
 
 DEVICES_VARIABLE = "ADBWIRE_DEVICES"
 _SPLIT = re.compile(r"[\s,]+")
@@ -30,6 +32,22 @@ def timeouts_from(args: argparse.Namespace) -> Timeouts:
 
 
 def connect(args: argparse.Namespace) -> AdbClient:
-    """Connect to the device the command line selects (-s, $ADBWIRE_DEVICES, or the only one)."""
+    """Connect to the device the command line selects (-s, $ADBWIRE_DEVICES, or the only one),
+    or to a replayed recording with --replay; --record writes the session as it happens."""
+    timeouts = timeouts_from(args)
+    if args.replay is not None:
+        transport = wrap_transport(
+            None, replay=args.replay, record=args.record, strict=args.strict_replay
+        )
+        return AdbClient.connect(transport, [ReplayKey()], timeouts=timeouts)
     candidate = targets_usb.choose(args.serial, configured_addresses())
-    return targets_usb.connect(candidate, timeouts_from(args))
+    if args.record is None:
+        return targets_usb.connect(candidate, timeouts)
+    transport = wrap_transport(
+        open_transport(candidate, timeouts=timeouts),
+        record=args.record,
+        origin=args.record_origin,
+        note=args.record_note,
+        redact_serial=args.redact_serial,
+    )
+    return AdbClient.connect(transport, timeouts=timeouts)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import pytest
 
 from adbwire.cli import import_capture as command
+from adbwire.cli import main as cli_main
 from adbwire.wire.recording import load_fixture
 
-cli_main = importlib.import_module("adbwire.cli.main")  # the package rebinds `main`
 CAPTURE = (
     Path(__file__).resolve().parents[3] / "protocol_fixtures" / "imported" / "adb-shell-exec.pcap"
 )

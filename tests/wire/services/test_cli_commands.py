@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import importlib
 import socket
 import threading
 from pathlib import Path
 
 import pytest
 
-from adbwire.cli import forward, install, reboot, root, tcpip, uninstall
+from adbwire.cli import forward, install, main, reboot, root, tcpip, uninstall
 from tests.wire.services.axml_writer import make_apk
 from tests.wire.services.fake_android import FakeAndroid
 from tests.wire.services.loopback_servers import echo, loopback_server, wait_until
-
-main = importlib.import_module("adbwire.cli.main")  # the package exports a function `main`
 
 MINE = (install, uninstall, forward, reboot, root, tcpip)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 import shutil
@@ -13,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from adbwire.cli import ls as ls_command
+from adbwire.cli import main as cli_main
 from adbwire.cli import pull as pull_command
 from adbwire.cli import push as push_command
 from adbwire.cli.progress import ProgressLine, render
 from adbwire.wire.keys import AdbKey, default_key_path
 from tests.wire.sync.conftest import SyncDevice
 
-cli_main = importlib.import_module("adbwire.cli.main")  # adbwire.cli.main is also a function
 Run = Callable[..., tuple[int, str, str]]
 SUMMARY = re.compile(
     r"^(?P<name>.+): (?P<files>\d+) files? (?P<verb>pushed|pulled), (?P<skipped>\d+) skipped\."

@@ -1,0 +1,133 @@
+"""The command line end to end, through `adbwire.cli.main` against the simulated device."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from collections.abc import Callable
+
+import pytest
+
+from adbwire.cli import main as cli_main
+from adbwire.cli.simulate import build_options
+from adbwire.testing import SimulatedDevice
+from adbwire.wire.keys import AdbKey, default_key_path
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def adbwire(adb_key: AdbKey, capsysbinary: pytest.CaptureFixture[bytes]) -> Run:
+    """Run `adbwire ARGS...` as a user whose ~/.android/adbkey the device trusts."""
+    default_key_path().parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(adb_key.path, default_key_path())
+
+    def run(*args: str) -> tuple[int, str, str]:
+        capsysbinary.readouterr()
+        status = cli_main.main(["--timeout", "10", *args])
+        captured = capsysbinary.readouterr()
+        return status, captured.out.decode(), captured.err.decode()
+
+    return run
+
+
+def test_shell_keeps_stdout_and_stderr_apart_and_exits_with_the_status(
+    adbwire: Run, sim_device: SimulatedDevice
+) -> None:
+    status, out, err = adbwire(
+        "-s", sim_device.serial, "shell", "-n", "echo out; echo problem >&2; exit 7"
+    )
+    assert (status, out, err) == (7, "out\n", "problem\n")
+
+
+def test_shell_words_are_joined_like_adb(adbwire: Run, sim_device: SimulatedDevice) -> None:
+    status, out, _ = adbwire("-s", sim_device.serial, "shell", "-n", "echo", "a", "b;", "echo", "c")
+    assert (status, out) == (0, "a b\nc\n")
+
+
+def test_the_only_configured_device_is_chosen(
+    adbwire: Run, sim_device: SimulatedDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ADBWIRE_DEVICES", sim_device.serial)
+    status, out, _ = adbwire("shell", "-n", "getprop", "ro.product.model")
+    assert status == 0 and out.strip() == sim_device.userland.properties["ro.product.model"]
+
+
+def test_several_devices_and_no_choice_is_an_error_listing_them(
+    adbwire: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ADBWIRE_DEVICES", "127.0.0.1:5001,127.0.0.1:5002")
+    status, _, err = adbwire("shell", "-n", "true")
+    assert status == 2
+    assert "127.0.0.1:5001" in err and "127.0.0.1:5002" in err and "Traceback" not in err
+
+
+def test_devices_long_and_json(adbwire: Run, sim_device: SimulatedDevice) -> None:
+    model = sim_device.userland.properties["ro.product.model"]
+    status, out, _ = adbwire("devices", "-l", sim_device.serial)
+    assert status == 0
+    assert out.splitlines()[0] == "List of devices attached"
+    assert f"{sim_device.serial}" in out and f"model:{model.replace(' ', '_')}" in out
+    status, out, _ = adbwire("devices", "--json", sim_device.serial)
+    rows = [row for row in json.loads(out) if row["serial"] == sim_device.serial]
+    assert rows and rows[0]["state"] == "device" and "shell_v2" in rows[0]["features"]
+
+
+def test_devices_reports_an_untrusted_key_as_unauthorized(
+    adbwire: Run, sim_device_factory: Callable[..., SimulatedDevice]
+) -> None:
+    stranger = sim_device_factory(authorized_keys=())
+    status, out, _ = adbwire("devices", stranger.serial)
+    assert status == 0 and f"{stranger.serial}" in out and "unauthorized" in out
+
+
+def test_unreachable_device_is_one_line_without_traceback(adbwire: Run) -> None:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    status, out, _ = adbwire("devices", f"127.0.0.1:{port}")
+    assert status == 0 and "offline" in out
+    status, _, err = adbwire("-s", f"127.0.0.1:{port}", "shell", "-n", "true")
+    assert status == 1
+    assert err.startswith("adbwire: error: cannot connect to") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--timeout", "0", "-s", "127.0.0.1:1", "shell", "true"], "--timeout must be a positive"),
+        (["devices", "host:99999"], "port must be a number"),
+    ],
+)
+def test_bad_arguments_exit_2_with_the_reason(adbwire: Run, args: list[str], message: str) -> None:
+    status, _, err = adbwire(*args)
+    assert status == 2 and message in err
+
+
+def test_keygen_writes_a_pair_and_refuses_to_overwrite(adbwire: Run, tmp_path: object) -> None:
+    target = f"{tmp_path}/mykey"
+    status, out, _ = adbwire("keygen", target)
+    assert status == 0 and "mykey.pub" in out
+    status, _, err = adbwire("keygen", target)
+    assert status == 1 and "already exists" in err
+
+
+@pytest.mark.parametrize(
+    ("flags", "problem"),
+    [
+        (["--port", "70000"], "--port"),
+        (["--max-payload", "100"], "--max-payload"),
+        (["--accept-delay", "-1"], "--accept-delay"),
+    ],
+)
+def test_simulate_refuses_bad_options(flags: list[str], problem: str) -> None:
+    parser = cli_main.build_parser()
+    args = parser.parse_args(["simulate", "--accept-any-key", *flags])
+    with pytest.raises(Exception, match=problem):
+        build_options(args)
+
+
+def test_simulate_without_shell_v2_drops_the_feature() -> None:
+    args = cli_main.build_parser().parse_args(["simulate", "--accept-any-key", "--no-shell-v2"])
+    options = build_options(args)
+    assert "shell_v2" not in options.features and options.accept_any_key
