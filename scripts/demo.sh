@@ -1,8 +1,36 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install adbwire into .venv and show the CLI.
+# The main job on a fresh machine: install adbwire into .venv, start the simulated device
+# (a test adbd shipped in the package) on loopback, and drive it over the ADB wire protocol
+# with the adbwire CLI. No adb binary is involved.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e .
-.venv/bin/adbwire --help
+export PATH="$PWD/.venv/bin:$PATH"
+
+work=$(mktemp -d)
+export HOME="$work/home"   # a fresh adb key for the demo; your ~/.android is not touched
+mkdir -p "$HOME"
+adbwire simulate --port 0 >"$work/address" 2>"$work/simulator.log" &
+simulator=$!
+trap 'kill $simulator 2>/dev/null; wait $simulator 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do [ -s "$work/address" ] && break; sleep 0.1; done
+address=$(head -n1 "$work/address")
+[ -n "$address" ] || { cat "$work/simulator.log"; exit 1; }
+
+step() { printf '\n$ %s\n' "$*"; "$@"; }
+step adbwire devices -l "$address"
+export ANDROID_SERIAL="$address"
+step adbwire shell getprop ro.product.model
+step adbwire shell pm list packages -3
+set +e
+step adbwire shell 'echo to stdout; echo to stderr >&2; exit 3'
+echo "(exit status $?)"
+set -e
+echo "hello from the host" >"$work/hello.txt"
+step adbwire push "$work/hello.txt" /sdcard/Download/
+step adbwire ls /sdcard/Download
+step adbwire shell cat /sdcard/Download/hello.txt
+step adbwire pull /sdcard/Download/hello.txt "$work/back.txt"
+cmp "$work/hello.txt" "$work/back.txt" && echo "pulled bytes are identical"

@@ -25,6 +25,7 @@ from adbwire.cli import (
     push,
     reboot,
     root,
+    serve,
     shell,
     simulate,
     tcpip,
@@ -37,6 +38,7 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 
 COMMANDS = (
+    serve,
     devices,
     shell,
     push,

@@ -1,0 +1,104 @@
+"""The simulated device in a process of its own, so the client's CPU and RSS are its own.
+
+Child side (`python -m benchmarks.device_host --root DIR --authorized-keys FILE`): runs a
+SimulatedDevice with the default scenario, its files under DIR, prints "HOST:PORT" as the
+first stdout line and stops when its stdin closes (so it never outlives the benchmark).
+
+Parent side: `DeviceProcess` starts and stops it, and knows where device paths live on disk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+from types import TracebackType
+
+START_TIMEOUT = 30.0
+
+
+class DeviceProcess:
+    """A simulated device running in a child process (files under `root`)."""
+
+    def __init__(self, root: Path, authorized_keys: Path) -> None:
+        self.root = root
+        self._keys = authorized_keys
+        self._process: subprocess.Popen[str] | None = None
+        self.serial = ""
+
+    @property
+    def pid(self) -> int:
+        assert self._process is not None
+        return self._process.pid
+
+    @property
+    def host_port(self) -> tuple[str, int]:
+        host, _sep, port = self.serial.rpartition(":")
+        return host, int(port)
+
+    def host_path(self, device_path: str) -> Path:
+        """Where a device file lives on this machine (the simulator's file tree)."""
+        return self.root / device_path.lstrip("/")
+
+    def start(self) -> DeviceProcess:
+        argv = [sys.executable, "-m", "benchmarks.device_host"]
+        argv += ["--root", str(self.root), "--authorized-keys", str(self._keys)]
+        self._process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert self._process.stdout is not None
+        line = self._process.stdout.readline().strip()  # the child prints it at once
+        if not line:
+            self.stop()
+            raise RuntimeError("the simulated device process did not start")
+        self.serial = line
+        return self
+
+    def stop(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        assert process.stdin is not None
+        process.stdin.close()
+        try:
+            process.wait(START_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(START_TIMEOUT)
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def __enter__(self) -> DeviceProcess:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def _serve(root: Path, keys_file: Path) -> None:
+    from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice  # noqa: PLC0415
+
+    keys = tuple(line.strip() for line in keys_file.read_text().splitlines() if line.strip())
+    root.mkdir(parents=True, exist_ok=True)
+    options = DeviceOptions(authorized_keys=keys)
+    with SimulatedDevice(options, files=DeviceFiles(root)) as device:
+        print(device.serial, flush=True)
+        sys.stdin.read()  # until the parent closes our stdin
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--authorized-keys", type=Path, required=True)
+    args = parser.parse_args()
+    _serve(args.root, args.authorized_keys)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,42 @@
+"""Everything one running server shares between calls and sessions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+
+from adbwire.mcp.audit import AuditLog
+from adbwire.mcp.devices import DeviceRegistry
+from adbwire.mcp.paging import Pager
+from adbwire.mcp.paths import LocalRoot
+from adbwire.mcp.policy import Policy
+from adbwire.mcp.registry import ToolSpec
+from adbwire.mcp.sessions import SessionDefaults
+
+
+@dataclass
+class App:
+    policy: Policy
+    devices: DeviceRegistry
+    audit: AuditLog
+    transport: str = "stdio"
+    """stdio, http or memory: decides what a session is (see sessions.py)."""
+    pager: Pager = field(default_factory=Pager)
+    defaults: SessionDefaults = field(default_factory=SessionDefaults)
+    enabled: list[ToolSpec] = field(default_factory=list)
+    disabled: dict[str, str] = field(default_factory=dict)
+    """Tools the policy leaves out, with the reason."""
+    services: dict[str, object] = field(default_factory=dict)
+    """Long-lived helpers owned by tool families (e.g. the port-forward table)."""
+    started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+
+    @property
+    def local_root(self) -> LocalRoot:
+        return LocalRoot(self.policy.local_root)
+
+    def close(self) -> None:
+        for service in self.services.values():
+            close = getattr(service, "close", None)
+            if callable(close):
+                close()
+        self.devices.close()

@@ -1,0 +1,62 @@
+"""Turning exceptions from the layers below into envelope failures with stable codes."""
+
+from __future__ import annotations
+
+from adbwire import errors
+from adbwire.device import errors as device_errors
+from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
+
+# Most specific first: the first matching class decides the code.
+_BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
+    (device_errors.NotFoundError, ErrorCode.NOT_FOUND),
+    (device_errors.AlreadyExistsError, ErrorCode.ALREADY_EXISTS),
+    (device_errors.RefusedError, ErrorCode.REFUSED),
+    (device_errors.TooLargeError, ErrorCode.TOO_LARGE),
+    (device_errors.VerificationError, ErrorCode.VERIFICATION_FAILED),
+    (device_errors.AppCrashedError, ErrorCode.APP_CRASHED),
+    (device_errors.LaunchNotVerifiedError, ErrorCode.LAUNCH_NOT_VERIFIED),
+    (errors.UsageError, ErrorCode.INVALID_ARGUMENTS),
+    (errors.KeyFileError, ErrorCode.HOST_SETUP),
+    (errors.AuthPendingError, ErrorCode.DEVICE_UNAUTHORIZED),
+    (errors.AuthError, ErrorCode.DEVICE_UNAUTHORIZED),
+    (errors.ConnectFailedError, ErrorCode.DEVICE_UNREACHABLE),
+    (errors.DisconnectedError, ErrorCode.DEVICE_DISCONNECTED),
+    (errors.TransportError, ErrorCode.DEVICE_UNREACHABLE),
+    (errors.LocalProtocolError, ErrorCode.INTERNAL_ERROR),
+    (errors.ReplayMismatchError, ErrorCode.PROTOCOL_ERROR),
+    (errors.RemoteProtocolError, ErrorCode.PROTOCOL_ERROR),
+    (errors.StreamRefusedError, ErrorCode.UNSUPPORTED),
+    (errors.SyncFailError, ErrorCode.COMMAND_FAILED),
+    (errors.DeviceCommandError, ErrorCode.COMMAND_FAILED),
+    (errors.OperationCancelledError, ErrorCode.CANCELLED),
+    (errors.AdbTimeoutError, ErrorCode.TIMEOUT),
+)
+
+
+def from_exception(exc: BaseException) -> ToolFailure | None:
+    """The failure for an expected exception, or None for a bug (reported as internal_error)."""
+    if isinstance(exc, ToolFailure):
+        return exc
+    if not isinstance(exc, errors.AdbwireError):
+        return None
+    code = next((c for kind, c in _BY_TYPE if isinstance(exc, kind)), ErrorCode.COMMAND_FAILED)
+    if code is ErrorCode.INTERNAL_ERROR:
+        return None
+    details: dict[str, object] = {}
+    next_action: NextAction | None = None
+    retryable: bool | None = None
+    if isinstance(exc, (device_errors.AppCrashedError, device_errors.LaunchNotVerifiedError)):
+        details.update(exc.details)
+    if isinstance(exc, errors.CommandFailedError):
+        details["exit_code"] = exc.exit_code
+    if isinstance(exc, errors.SyncFailError):
+        details["path"] = exc.path
+        if "No such file" in exc.device_message:
+            code = ErrorCode.NOT_FOUND
+    if isinstance(exc, errors.AuthRejectedError):
+        retryable = False
+    if isinstance(exc, errors.ReplayMismatchError):
+        retryable, next_action = False, NextAction.NONE  # the session differs from the recording
+    if isinstance(exc, errors.StreamRefusedError):
+        details["service"] = exc.service.split(":", 1)[0]
+    return ToolFailure(code, str(exc), details, next_action, retryable)

@@ -1,0 +1,137 @@
+"""Streamable HTTP: loopback by default, a bearer token from a private file, origin checks.
+
+The token is generated locally on first use and kept in ``<state dir>/http-token`` (mode
+0600); it is compared in constant time. It is printed only with ``--show-token``: the client
+snippet names the file instead, so the configuration can be shared without the credential.
+Browsers are kept out by the Origin check (only loopback origins) on top of the SDK's
+Host-header (DNS rebinding) protection.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+import secrets
+import socket
+import stat
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from adbwire.errors import UsageError
+from adbwire.mcp.audit import ensure_private_dir, state_dir
+from adbwire.wire.transport import parse_tcp_address
+
+log = logging.getLogger(__name__)
+PATH = "/mcp"
+
+
+def token_file() -> Path:
+    return state_dir() / "http-token"
+
+
+def load_or_create_token(path: Path) -> str:
+    """The token in `path`, created (0600) if missing; refuses a file others can read."""
+    ensure_private_dir(path.parent)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        mode = path.stat().st_mode
+        if sys.platform != "win32" and mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise UsageError(
+                f"{path} is readable by other users: chmod 600 it or delete it"
+            ) from None
+        token = path.read_text(encoding="ascii").strip()
+        if len(token) < 32:
+            raise UsageError(
+                f"{path} does not hold a usable token: delete it to make a new one"
+            ) from None
+        return token
+    token = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w", encoding="ascii") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class Guard:
+    """ASGI middleware: bearer token (constant time) and loopback-only Origin."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {key.decode("latin-1").lower(): value for key, value in scope["headers"]}
+        origin = headers.get("origin")
+        if origin is not None and not is_loopback(
+            urlsplit(origin.decode("latin-1")).hostname or ""
+        ):
+            await _reply(send, 403, b"origin not allowed")
+            return
+        provided = headers.get("authorization", b"")
+        if not hmac.compare_digest(provided, self.expected):
+            await _reply(send, 401, b"missing or wrong bearer token", bearer=True)
+            return
+        await self.app(scope, receive, send)
+
+
+async def _reply(send: Send, status: int, body: bytes, *, bearer: bool = False) -> None:
+    headers = [(b"content-type", b"text/plain"), (b"content-length", str(len(body)).encode())]
+    if bearer:
+        headers.append((b"www-authenticate", b'Bearer realm="adbwire"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def bind(address: str) -> socket.socket:
+    """A socket bound to HOST:PORT (PORT 0: the OS picks one)."""
+    if address.endswith(":0"):
+        host, port = parse_tcp_address(address[:-2] + ":1")[0], 0
+    else:
+        host, port = parse_tcp_address(address)
+    if not is_loopback(host):
+        log.warning("serving MCP on %s, not loopback: the token is all that protects it", host)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
+async def serve_http(server: MCPServer[Any], address: str, show_token: bool) -> None:
+    path = token_file()
+    token = load_or_create_token(path)
+    sock = bind(address)
+    host, port = sock.getsockname()[:2]
+    shown_host = f"[{host}]" if ":" in host else host
+    url = f"http://{shown_host}:{port}{PATH}"
+    app = Guard(server.streamable_http_app(streamable_http_path=PATH, host=host), token)
+    secret = token if show_token else f"<the token in {path}>"
+    print(f"adbwire: MCP over HTTP at {url}", file=sys.stderr)
+    print(
+        f'adbwire: client config: {{"type": "http", "url": "{url}", '
+        f'"headers": {{"Authorization": "Bearer {secret}"}}}}',
+        file=sys.stderr,
+        flush=True,
+    )
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
+    await uvicorn.Server(config).serve(sockets=[sock])

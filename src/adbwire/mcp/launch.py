@@ -1,0 +1,150 @@
+"""Starting the server for `adbwire serve`: policy, devices, simulator, audit, transport."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import anyio
+
+from adbwire.errors import UsageError
+from adbwire.mcp.app import App
+from adbwire.mcp.audit import AuditLog, state_dir
+from adbwire.mcp.devices import DeviceRegistry, TransportWrapper
+from adbwire.mcp.policy import Policy, load_policy_file, with_flags
+from adbwire.mcp.server import build_server
+from adbwire.mcp.usb_source import UsbSource
+from adbwire.wire.connection import Signer
+from adbwire.wire.keys import load_keys
+from adbwire.wire.recording import ORIGIN_SIMULATED, ReplayKey, wrap_transport
+from adbwire.wire.timeouts import Timeouts
+from adbwire.wire.transport import Transport
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ServeOptions:
+    devices: Sequence[str] = ()
+    connect: Sequence[str] = ()
+    simulate: bool = False
+    replay: Path | None = None
+    record: Path | None = None
+    policy_file: Path | None = None
+    profile: str | None = None
+    allow_destructive: bool = False
+    allow_devices: Sequence[str] = ()
+    emulators_only: bool = False
+    local_root: Path | None = None
+    audit_log: Path | None = None
+    no_audit: bool = False
+    usb: bool = True
+    """Scan USB (off with --no-usb; --simulate and --replay serve only their device)."""
+    http: str | None = None
+    show_token: bool = False
+    timeouts: Timeouts = field(default_factory=lambda: Timeouts(connect=10.0, auth=600.0))
+
+
+def build_policy(options: ServeOptions) -> Policy:
+    policy = load_policy_file(options.policy_file) if options.policy_file else Policy()
+    return with_flags(
+        policy,
+        profile=options.profile,
+        allow_destructive=options.allow_destructive,
+        allow_devices=options.allow_devices,
+        emulators_only=options.emulators_only,
+        local_root=options.local_root,
+    )
+
+
+def _recording(options: ServeOptions) -> TransportWrapper | None:
+    if options.record is None:
+        return None
+    if options.replay is None and len([*options.connect, *options.devices]) + options.simulate != 1:
+        raise UsageError("--record needs exactly one device (--simulate, --connect or --device)")
+    path, origin = options.record, ORIGIN_SIMULATED if options.simulate else None
+    recorded: list[bool] = []
+
+    def wrap(transport: Transport) -> Transport:
+        if recorded:  # a reconnection is not recorded over the first session
+            return transport
+        recorded.append(True)
+        return wrap_transport(transport, record=path, origin=origin)
+
+    return wrap
+
+
+@contextlib.contextmanager
+def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
+    """The App with its devices registered (and the simulator running); closed on exit."""
+    policy = build_policy(options)
+    wrap = _recording(options)
+
+    def keys() -> Sequence[Signer]:
+        return load_keys()
+
+    registry = DeviceRegistry(keys, timeouts=options.timeouts)
+    audit_path = None if options.no_audit else (options.audit_log or state_dir() / "audit.jsonl")
+    app = App(policy=policy, devices=registry, audit=AuditLog(audit_path), transport=transport)
+    with contextlib.ExitStack() as stack:
+        stack.callback(app.close)
+        if options.simulate:
+            address = stack.enter_context(_simulated_device())
+            registry.add_tcp(address, kind="simulated", keys=list, wrap=wrap)
+            print(f"adbwire: simulated device at {address}", file=sys.stderr)
+        if options.replay is not None:
+            _add_replay(registry, options.replay, options.record)
+        usb_serials = [s for s in options.devices if ":" not in s]
+        for address in [*options.connect, *(s for s in options.devices if ":" in s)]:
+            registry.add_tcp(address, wrap=wrap)
+        if options.usb and not (options.simulate or options.replay):
+            registry.add_source(UsbSource(only=usb_serials))
+            registry.refresh()  # devices plugged in now; later ones appear on each refresh
+        if audit_path is not None:
+            print(f"adbwire: audit log {audit_path}", file=sys.stderr)
+        yield app
+
+
+def _add_replay(registry: DeviceRegistry, fixture: Path, record: Path | None) -> None:
+    if not fixture.is_file():
+        raise UsageError(f"--replay {fixture}: no such fixture file")
+    serial = "replay-" + re.sub(r"[^A-Za-z0-9._-]", "_", fixture.stem)
+
+    def transport() -> Transport:
+        return wrap_transport(None, replay=fixture, record=record)
+
+    registry.add_transport(serial, "replay", transport, [ReplayKey()])
+    print(f"adbwire: replaying {fixture} as {serial}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _simulated_device() -> Iterator[str]:
+    try:
+        from adbwire.testing import DeviceOptions, SimulatedDevice  # noqa: PLC0415
+    except ImportError as exc:  # pragma: no cover - the simulator ships with adbwire
+        raise UsageError(f"--simulate needs adbwire.testing: {exc}") from exc
+    device = SimulatedDevice(DeviceOptions(auth_required=False))
+    device.start()
+    try:
+        yield device.serial
+    finally:
+        device.stop()
+
+
+def serve(options: ServeOptions) -> int:
+    """Run until the client goes away (stdio) or the process is interrupted (HTTP)."""
+    transport = "http" if options.http else "stdio"
+    with running_app(options, transport) as app:
+        server = build_server(app)
+        if options.http:
+            from adbwire.mcp.http import serve_http  # noqa: PLC0415 - pulls in uvicorn
+
+            anyio.run(serve_http, server, options.http, options.show_token)
+        else:
+            anyio.run(server.run_stdio_async)
+    return 0

@@ -1,0 +1,169 @@
+"""Log tools: read logcat (paged), clear it, find the newest crash."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field
+
+from adbwire.device import logs as ops
+from adbwire.device import validate
+from adbwire.device.parsers import Crash, LogEntry
+from adbwire.mcp.policy import Risk
+from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
+
+Buffer = Literal["main", "system", "crash", "events", "radio", "kernel"]
+Level = Literal["V", "D", "I", "W", "E", "F"]
+Tag = Annotated[str, AfterValidator(validate.log_tag), Field(max_length=64)]
+Since = Annotated[
+    str,
+    AfterValidator(ops.check_since),
+    Field(max_length=32, description="'MM-DD HH:MM:SS.mmm' or epoch seconds"),
+]
+
+
+class ReadLogcatArgs(DeviceArgs):
+    buffers: list[Buffer] = Field(default=["main", "system", "crash"], max_length=6)
+    min_level: Level = "V"
+    tag: Tag | None = None
+    package: Package | None = None
+    pid: int | None = Field(default=None, ge=1, le=4194304)
+    since: Since | None = None
+    max_lines: int = Field(default=200, ge=1, le=2000)
+    cursor: Cursor | None = None
+
+
+class LogLine(Result):
+    time: str | None = None
+    pid: int
+    level: str
+    tag: str
+    message: str
+
+
+class LogPage(Result):
+    lines: list[LogLine]
+    next_cursor: str | None = Field(default=None, description="older lines")
+    remaining: int = 0
+    note: str | None = None
+
+
+class ClearArgs(DeviceArgs):
+    buffers: list[Buffer] = Field(default=["main", "system", "crash"], max_length=6)
+
+
+class Cleared(Result):
+    buffers: list[str]
+
+
+class LastCrashArgs(DeviceArgs):
+    package: Package | None = None
+
+
+class CrashReport(Result):
+    found: bool
+    kind: str | None = Field(default=None, description="java or native")
+    process: str | None = None
+    pid: int | None = None
+    time: str | None = None
+    exception: str | None = None
+    message: str | None = None
+    root_cause: str | None = None
+    stack: list[str] = Field(default_factory=list)
+
+
+def _line(entry: LogEntry) -> LogLine:
+    return LogLine(
+        time=entry.timestamp,
+        pid=entry.pid,
+        level=entry.level,
+        tag=entry.tag,
+        message=entry.message,
+    )
+
+
+@tool(
+    name="read_logcat",
+    title="Read logcat",
+    risk=Risk.READ,
+    input=ReadLogcatArgs,
+    output=LogPage,
+    example={"min_level": "E", "package": "com.example.app", "max_lines": 100},
+)
+async def read_logcat(call: ToolCall, args: ReadLogcatArgs) -> ToolOutput:
+    """Log lines filtered by buffer, level, tag, package, pid or time. Newest page first;
+    next_cursor pages back."""
+    note = None
+    if args.cursor:
+        page = call.app.pager.next_page("read_logcat", args.cursor)
+    else:
+        query = ops.LogQuery(
+            buffers=tuple(args.buffers),
+            min_level=args.min_level,
+            tag=args.tag,
+            package=args.package,
+            pid=args.pid,
+            since=args.since,
+        )
+        found = await call.run(ops.read_logcat, call.client, query)
+        note = found.note
+        lines = [_line(entry) for entry in found.entries]
+        page = call.app.pager.paginate(
+            "read_logcat", lines, args.max_lines, newest_first=True, size=len(lines) * 200
+        )
+    data = LogPage(
+        lines=page.items, next_cursor=page.next_cursor, remaining=page.remaining, note=note
+    )
+    return ToolOutput(f"{len(page.items)} line(s), {page.remaining} more{on(call.serial)}", data)
+
+
+@tool(
+    name="clear_logcat",
+    title="Clear logcat",
+    risk=Risk.ACTION,
+    input=ClearArgs,
+    output=Cleared,
+    example={"buffers": ["main", "crash"]},
+)
+async def clear_logcat(call: ToolCall, args: ClearArgs) -> ToolOutput:
+    """Clear log buffers (before reproducing a bug)."""
+    await call.run(ops.clear_logcat, call.client, tuple(args.buffers))
+    return ToolOutput(f"cleared {', '.join(args.buffers)}", Cleared(buffers=list(args.buffers)))
+
+
+def crash_report(crash: Crash | None) -> CrashReport:
+    if crash is None:
+        return CrashReport(found=False)
+    cause = f"{crash.root_cause_type}: {crash.root_cause_message}".strip(": ")
+    return CrashReport(
+        found=True,
+        kind=crash.kind,
+        process=crash.process,
+        pid=crash.pid,
+        time=crash.timestamp,
+        exception=crash.exception_type,
+        message=crash.message[:500],
+        root_cause=cause[:500],
+        stack=list(crash.stack[:30]),
+    )
+
+
+@tool(
+    name="last_crash",
+    title="Newest crash",
+    risk=Risk.READ,
+    input=LastCrashArgs,
+    output=CrashReport,
+    example={"package": "com.example.app"},
+)
+async def last_crash(call: ToolCall, args: LastCrashArgs) -> ToolOutput:
+    """The newest crash (of a package), with its root cause and stack."""
+    crash = await call.run(ops.newest_crash, call.client, args.package)
+    report = crash_report(crash)
+    summary = f"crash: {report.root_cause}" if crash else "no crash found"
+    return ToolOutput(summary, report)
+
+
+TOOLS = [read_logcat, clear_logcat, last_crash]

@@ -1,0 +1,113 @@
+"""The escape hatch: run a shell command line (destructive: always confirmed)."""
+
+from __future__ import annotations
+
+from itertools import zip_longest
+
+from pydantic import Field
+
+from adbwire.device import commands
+from adbwire.mcp.paging import split_text
+from adbwire.mcp.policy import Risk
+from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.shell_guard import check_command
+from adbwire.mcp.tools.common import Args, Cursor, DeviceArgs, Result
+
+STDOUT_PAGE = 32 * 1024
+STDERR_PAGE = 8 * 1024
+MAX_CAPTURE = 4 * 1024 * 1024
+
+
+class RunShellArgs(DeviceArgs):
+    command: str = Field(min_length=1, max_length=8000)
+    reason: str = Field(min_length=8, max_length=500, description="why no typed tool fits")
+    timeout_s: float = Field(default=30, ge=1, le=600)
+
+
+class ShellOutput(Result):
+    exit_code: int | None = Field(default=None, description="absent when stopped at the output cap")
+    stdout: str
+    stderr: str
+    next_cursor: str | None = None
+    remaining_pages: int = 0
+    note: str | None = None
+
+
+class CursorArgs(Args):
+    cursor: Cursor
+
+
+def _pages(stdout: str, stderr: str) -> list[tuple[str, str]]:
+    pairs = zip_longest(split_text(stdout, STDOUT_PAGE), split_text(stderr, STDERR_PAGE))
+    return [(out or "", err or "") for out, err in pairs] or [("", "")]
+
+
+def _describe(args: RunShellArgs) -> str:
+    return f"run on the device shell: {args.command}\nReason given: {args.reason}"
+
+
+def _precheck(args: RunShellArgs) -> None:
+    check_command(args.command)
+
+
+@tool(
+    name="run_shell",
+    title="Run a shell command",
+    risk=Risk.DESTRUCTIVE,
+    input=RunShellArgs,
+    output=ShellOutput,
+    example={"command": "ls -l /sdcard/Download", "reason": "no tool lists a directory's modes"},
+    idempotent=False,
+    describe=_describe,
+    precheck=_precheck,
+)
+async def run_shell(call: ToolCall, args: RunShellArgs) -> ToolOutput:
+    """Run a device shell command line; asks the user. Prefer typed tools; catastrophic
+    commands are refused. Output is paged."""
+    result = await call.run(
+        commands.run_capped,
+        call.client,
+        args.command,
+        timeout=args.timeout_s,
+        max_bytes=MAX_CAPTURE,
+    )
+    note = (
+        f"output stopped at {MAX_CAPTURE} bytes; the command was ended" if result.cut_off else None
+    )
+    pages = _pages(commands.decode(result.stdout), commands.decode(result.stderr))
+    page = call.app.pager.paginate(
+        "run_shell", pages, 1, size=len(result.stdout) + len(result.stderr)
+    )
+    stdout, stderr = page.items[0]
+    data = ShellOutput(
+        exit_code=result.exit_code,
+        stdout=stdout,
+        stderr=stderr,
+        next_cursor=page.next_cursor,
+        remaining_pages=page.remaining,
+        note=note,
+    )
+    return ToolOutput(f"exit {result.exit_code}", data)
+
+
+@tool(
+    name="read_shell_output",
+    title="Next page of shell output",
+    risk=Risk.READ,
+    input=CursorArgs,
+    output=ShellOutput,
+    example={"cursor": "Zm9vYmFyYmF6.1"},
+    needs_device=False,
+)
+async def read_shell_output(call: ToolCall, args: CursorArgs) -> ToolOutput:
+    """The next page of a run_shell output (runs nothing)."""
+    page = call.app.pager.next_page("run_shell", args.cursor)
+    stdout, stderr = page.items[0]
+    data = ShellOutput(
+        stdout=stdout, stderr=stderr, next_cursor=page.next_cursor, remaining_pages=page.remaining
+    )
+    return ToolOutput(f"{page.remaining} page(s) left", data)
+
+
+TOOLS = [run_shell, read_shell_output]

@@ -1,0 +1,29 @@
+"""How tests start `adbwire serve` as a separate process."""
+
+from __future__ import annotations
+
+import sys
+
+from adbwire.cli.main import build_parser
+
+# Until `serve` is registered in adbwire.cli.main, register it in the child process the way
+# the lead will: the command line and behaviour are the same.
+_SHIM = (
+    "import sys, importlib; m = importlib.import_module('adbwire.cli.main'); "
+    "from adbwire.cli import serve; "
+    "m.COMMANDS = m.COMMANDS if serve in m.COMMANDS else (*m.COMMANDS, serve); "
+    "sys.exit(m.main(sys.argv[1:]))"
+)
+
+
+def serve_registered() -> bool:
+    parser = build_parser()
+    actions = [a for a in parser._actions if a.dest == "command"]
+    return bool(actions) and "serve" in (actions[0].choices or {})
+
+
+def serve_argv(*arguments: str) -> list[str]:
+    """argv of `adbwire serve ARGUMENTS...` run with this interpreter."""
+    if serve_registered():
+        return [sys.executable, "-m", "adbwire", "serve", *arguments]
+    return [sys.executable, "-c", _SHIM, "serve", *arguments]

@@ -1,0 +1,58 @@
+"""Tools whose output can be large hand it out in pages: nothing is dropped."""
+
+from __future__ import annotations
+
+from adbwire.mcp.policy import Policy
+from tests.mcp.harness import connected, data_of, error_of, make_app, simulated
+
+
+async def test_shell_output_pages_add_up_to_the_whole_output() -> None:
+    content = "".join(f"line {number:06d} of a long file\n" for number in range(4000))
+    with simulated() as (device,):
+        device.files.write_bytes("/sdcard/Download/big.txt", content.encode())
+        app = make_app([device], policy=Policy(profile="full", allow_destructive=True))
+        async with connected(app) as client:
+            first = data_of(
+                await client.call_tool(
+                    "run_shell",
+                    {"command": "cat /sdcard/Download/big.txt", "reason": "read a long file"},
+                )
+            )
+            assert (
+                first["exit_code"] == 0 and first["next_cursor"] and first["remaining_pages"] >= 3
+            )
+            text, cursor = first["stdout"], first["next_cursor"]
+            while cursor:
+                page = data_of(await client.call_tool("read_shell_output", {"cursor": cursor}))
+                text, cursor = text + page["stdout"], page.get("next_cursor")
+            stale = error_of(await client.call_tool("read_shell_output", {"cursor": "nope.1"}))
+        app.close()
+    assert text == content
+    assert (stale["code"], stale["next_action"]) == ("cursor_expired", "fix_arguments")
+
+
+async def test_logcat_pages_go_back_in_time_without_gaps() -> None:
+    with simulated() as (device,):
+        app = make_app([device])
+        async with connected(app) as client:
+            whole = data_of(await client.call_tool("read_logcat", {"max_lines": 2000}))["lines"]
+            page = data_of(await client.call_tool("read_logcat", {"max_lines": 7}))
+            pages = [page["lines"]]
+            while page.get("next_cursor"):
+                page = data_of(
+                    await client.call_tool("read_logcat", {"cursor": page["next_cursor"]})
+                )
+                pages.append(page["lines"])
+        app.close()
+    assert len(whole) > 14 and len(pages[0]) == 7
+    assert [line for chunk in reversed(pages) for line in chunk] == whole
+
+
+async def test_package_listing_pages() -> None:
+    with simulated() as (device,):
+        app = make_app([device])
+        async with connected(app) as client:
+            listed = data_of(await client.call_tool("list_packages", {}))
+        app.close()
+    assert "com.example.notes" in listed["packages"] and listed["remaining"] == 0
+    assert "next_cursor" not in listed
