@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from mcp import Client
 from mcp.client.session import ClientRequestContext
 
 from adbwire.mcp.app import App
@@ -31,7 +32,6 @@ from adbwire.testing.scenario import load_scenario
 from adbwire.testing.userland import Userland
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
-from mcp import Client
 
 WAIT = 30.0  # bound on every client-side wait
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import anyio
 import pytest
+from mcp import Client
 
+from adbwire.errors import TransportError
+from adbwire.mcp import usb_source
 from adbwire.mcp.devices import DeviceRegistry
 from adbwire.mcp.policy import Policy
 from adbwire.mcp.server import build_server
 from adbwire.wire.keys import AdbKey
-from mcp import Client
+from adbwire.wire.usb import AdbInterface, UsbDeviceInfo
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated
 
 
@@ -139,10 +142,6 @@ async def test_connect_device_validates_the_host(host: str) -> None:
 def test_usb_source_lists_adb_devices_and_honours_device_filters(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from adbwire.errors import TransportError
-    from adbwire.mcp import usb_source
-    from adbwire.wire.usb import AdbInterface, UsbDeviceInfo
-
     interface = AdbInterface(0, 0x81, 0x01, 512, 512)
 
     def device(serial: str | None, port: str, adb: bool) -> UsbDeviceInfo:

@@ -7,6 +7,7 @@ import logging
 
 import mcp_types as types
 import pytest
+from mcp import Client
 from pydantic import BaseModel
 
 from adbwire import errors
@@ -18,7 +19,6 @@ from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.server import build_server
 from adbwire.mcp.tools.common import Args
-from mcp import Client
 from tests.mcp.harness import connected, data_of, error_of, make_app
 
 

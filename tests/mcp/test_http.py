@@ -14,11 +14,11 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from adbwire.errors import UsageError
 from adbwire.mcp.http import load_or_create_token
-from mcp import Client
 from tests.mcp.harness import WAIT, data_of
 from tests.mcp.spawn import serve_argv
 

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from adbwire.cli import serve as serve_command
 from adbwire.cli.main import build_parser
@@ -13,7 +14,6 @@ from adbwire.errors import UsageError
 from adbwire.mcp.launch import ServeOptions, build_policy, running_app
 from adbwire.mcp.server import build_server
 from adbwire.testing import DEVICE_FEATURES
-from mcp import Client
 from tests.mcp.harness import data_of, simulated
 
 

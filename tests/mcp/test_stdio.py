@@ -13,9 +13,9 @@ from typing import Any
 
 import anyio
 import pytest
+from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from mcp import Client
 from tests.mcp.harness import WAIT, Elicitor, data_of, error_of
 from tests.mcp.spawn import serve_argv
 

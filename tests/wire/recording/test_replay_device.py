@@ -160,3 +160,42 @@ def test_an_answer_waits_for_the_host_bytes_that_preceded_it(tmp_path: Path) -> 
     device.receive(P.Packet(P.A_WRTE, 3, 1, b"ng"))
     okay, pong = answers(device, splitter)
     assert (okay.name, pong.name, bytes(pong.payload)) == ("OKAY", "WRTE", b"pong")
+
+
+def test_host_bytes_racing_a_recorded_device_close_are_dropped(tmp_path: Path) -> None:
+    """Recorded: the command ended before the host's close-stdin reached the device. On
+    replay the host's close-stdin arrives while the output is still being sent: tolerated."""
+    output = b"\x01\x58\x02\x00\x00" + b"x" * 600 + b"\x03\x01\x00\x00\x00\x00"
+    device = device_for(
+        tmp_path,
+        [Open(1, "shell,v2,raw:ls"), Data(1, "device", output), Close(1, "device"), End("host")],
+    )
+    splitter = PacketSplitter("device")
+    device.receive(P.Packet(P.A_CNXN, 0x01000001, 256, b"host::"))
+    answers(device, splitter)
+    device.receive(P.Packet(P.A_OPEN, 3, 0, b"shell,v2,raw:ls\0"))
+    okay, first = answers(device, splitter)
+    assert (okay.name, first.name) == ("OKAY", "WRTE")
+    device.receive(P.Packet(P.A_WRTE, 3, okay.arg0, b"\x04\x00\x00\x00\x00"))  # close-stdin
+    assert [p.name for p in answers(device, splitter)] == ["OKAY"]
+    received = bytearray(first.payload)
+    names: list[str] = []
+    while "CLSE" not in names:
+        device.receive(P.Packet(P.A_OKAY, 3, okay.arg0))
+        packets = answers(device, splitter)
+        names = [p.name for p in packets]
+        received += packets[0].payload
+    assert bytes(received) == output
+
+
+def test_extra_host_bytes_on_a_stream_the_host_closes_still_fail(tmp_path: Path) -> None:
+    device = device_for(
+        tmp_path, [Open(1, "exec:cat"), Data(1, "host", b"ok"), Close(1, "host"), End("host")]
+    )
+    splitter = PacketSplitter("device")
+    device.receive(P.Packet(P.A_CNXN, 0x01000001, 4096, b"host::"))
+    device.receive(P.Packet(P.A_OPEN, 3, 0, b"exec:cat\0"))
+    answers(device, splitter)
+    device.receive(P.Packet(P.A_WRTE, 3, 1, b"ok"))
+    with pytest.raises(ReplayMismatchError):
+        device.receive(P.Packet(P.A_WRTE, 3, 1, b"more"))
