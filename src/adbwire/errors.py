@@ -7,6 +7,10 @@ Every error says whose fault it is and what to do next::
     ├── KeyFileError                a key file is unreadable or malformed (names the file)
     ├── TransportError              the link to the device (socket, USB) failed
     │   ├── ConnectFailedError      nothing accepted the connection (wrong host/port, refused)
+    │   │   ├── DevicePermissionError   the OS denies access to the USB device (udev rule)
+    │   │   ├── DeviceBusyError         another process (often an adb server) holds the device
+    │   │   └── NoAdbInterfaceError     the device offers no ADB: USB debugging is off
+    │   ├── UsbUnavailableError     no usable libusb on this host
     │   └── DisconnectedError       the device went away; every open stream gets this
     ├── ProtocolError               the bytes on the wire make no sense
     │   ├── LocalProtocolError      we broke the protocol: a bug in adbwire, please report
@@ -23,6 +27,8 @@ Every error says whose fault it is and what to do next::
     └── AdbTimeoutError             an operation's deadline passed (also a TimeoutError)
 
 `AdbTimeoutError` subclasses the built-in `TimeoutError` so generic code can catch it.
+`adbwire.device.errors` refines UsageError and DeviceCommandError for device operations
+(not found, already exists, refused, verification failed, app crashed) without new roots.
 """
 
 from __future__ import annotations
@@ -71,6 +77,31 @@ class TransportError(AdbwireError):
 
 class ConnectFailedError(TransportError):
     """No connection could be made to the device address."""
+
+
+class DevicePermissionError(ConnectFailedError):
+    """The operating system denies access to the device; retrying will not help."""
+
+    retryable = False
+
+
+class DeviceBusyError(ConnectFailedError):
+    """Another process has claimed the device (most often a running adb server)."""
+
+    retryable = False
+
+
+class NoAdbInterfaceError(ConnectFailedError):
+    """The device is attached but offers no ADB interface (USB debugging is off)."""
+
+    fault = Fault.DEVICE
+    retryable = False
+
+
+class UsbUnavailableError(TransportError):
+    """USB cannot be used on this host: no libusb could be loaded or started."""
+
+    retryable = False
 
 
 class DisconnectedError(TransportError):

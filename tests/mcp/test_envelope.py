@@ -143,3 +143,21 @@ async def test_extra_content_blocks_follow_the_text() -> None:
         result = await client.call_tool("picture", {})
     assert data_of(result) == {"width": 1}
     assert [block.type for block in result.content] == ["text", "image"]
+
+
+@pytest.mark.parametrize(
+    ("error", "code", "retryable"),
+    [
+        (errors.DevicePermissionError("no access"), "host_setup", False),
+        (errors.DeviceBusyError("claimed by adb"), "host_setup", False),
+        (errors.UsbUnavailableError("no libusb"), "host_setup", False),
+        (errors.NoAdbInterfaceError("enable USB debugging"), "device_unreachable", False),
+        (errors.ConnectFailedError("refused"), "device_unreachable", True),
+    ],
+)
+def test_usb_setup_failures_are_not_retryable(
+    error: errors.AdbwireError, code: str, retryable: bool
+) -> None:
+    failure = from_exception(error)
+    assert failure is not None
+    assert (failure.code.value, failure.retryable) == (code, retryable)

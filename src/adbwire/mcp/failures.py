@@ -19,6 +19,9 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (errors.KeyFileError, ErrorCode.HOST_SETUP),
     (errors.AuthPendingError, ErrorCode.DEVICE_UNAUTHORIZED),
     (errors.AuthError, ErrorCode.DEVICE_UNAUTHORIZED),
+    (errors.DevicePermissionError, ErrorCode.HOST_SETUP),
+    (errors.DeviceBusyError, ErrorCode.HOST_SETUP),
+    (errors.UsbUnavailableError, ErrorCode.HOST_SETUP),
     (errors.ConnectFailedError, ErrorCode.DEVICE_UNREACHABLE),
     (errors.DisconnectedError, ErrorCode.DEVICE_DISCONNECTED),
     (errors.TransportError, ErrorCode.DEVICE_UNREACHABLE),
@@ -53,7 +56,7 @@ def from_exception(exc: BaseException) -> ToolFailure | None:
         details["path"] = exc.path
         if "No such file" in exc.device_message:
             code = ErrorCode.NOT_FOUND
-    if isinstance(exc, errors.AuthRejectedError):
+    if isinstance(exc, (errors.AuthRejectedError, errors.NoAdbInterfaceError)):
         retryable = False
     if isinstance(exc, errors.ReplayMismatchError):
         retryable, next_action = False, NextAction.NONE  # the session differs from the recording

@@ -8,6 +8,8 @@ import usb1
 from adbwire.errors import (
     AdbwireError,
     ConnectFailedError,
+    DeviceBusyError,
+    DevicePermissionError,
     DisconnectedError,
     RemoteProtocolError,
 )
@@ -24,9 +26,9 @@ from adbwire.wire.usb.errors import (
 TARGET = UsbTarget("SER123", 0x18D1, 0x4EE7, "1-4.2")
 
 CASES: list[tuple[type[usb1.USBError], Phase, type[AdbwireError], str]] = [
-    (usb1.USBErrorAccess, "open", ConnectFailedError, "permission denied"),
-    (usb1.USBErrorBusy, "claim", ConnectFailedError, "`adb kill-server`"),
-    (usb1.USBErrorBusy, "open", ConnectFailedError, "adb server"),
+    (usb1.USBErrorAccess, "open", DevicePermissionError, "permission denied"),
+    (usb1.USBErrorBusy, "claim", DeviceBusyError, "`adb kill-server`"),
+    (usb1.USBErrorBusy, "open", DeviceBusyError, "adb server"),
     (usb1.USBErrorNoDevice, "open", ConnectFailedError, "plug it in again"),
     (usb1.USBErrorNoDevice, "read", DisconnectedError, "unplugged"),
     (usb1.USBErrorNoDevice, "write", DisconnectedError, "unplugged"),

@@ -18,7 +18,10 @@ import usb1
 from adbwire.errors import (
     AdbwireError,
     ConnectFailedError,
+    DeviceBusyError,
+    DevicePermissionError,
     DisconnectedError,
+    NoAdbInterfaceError,
     RemoteProtocolError,
 )
 
@@ -90,11 +93,11 @@ def usb_error(error: usb1.USBError, phase: Phase, target: UsbTarget) -> AdbwireE
     """Translate one libusb error raised while doing `phase` on `target`."""
     what = target.describe()
     if isinstance(error, usb1.USBErrorBusy):
-        return ConnectFailedError(f"cannot use {what}: {BUSY_ADVICE}")
+        return DeviceBusyError(f"cannot use {what}: {BUSY_ADVICE}")
     if isinstance(error, usb1.USBErrorAccess):
         if phase in ("read", "write"):
             return DisconnectedError(f"{what}: access lost during a transfer ({error})")
-        return ConnectFailedError(
+        return DevicePermissionError(
             f"cannot open {what}: permission denied; {permission_advice(target.vendor_id)}"
         )
     if isinstance(error, (usb1.USBErrorNoDevice, usb1.USBErrorNotFound)):
@@ -134,8 +137,8 @@ def usb_errors(phase: Phase, target: UsbTarget) -> Iterator[None]:
         raise usb_error(exc, phase, target) from exc
 
 
-def no_adb_interface(target: UsbTarget) -> ConnectFailedError:
-    return ConnectFailedError(
+def no_adb_interface(target: UsbTarget) -> NoAdbInterfaceError:
+    return NoAdbInterfaceError(
         f"{target.describe()} offers no ADB interface: enable USB debugging on it "
         "(Settings > About phone: tap 'Build number' seven times; then Settings > System > "
         "Developer options > USB debugging), replug it, and accept the 'Allow USB debugging?' "

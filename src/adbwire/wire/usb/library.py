@@ -27,7 +27,7 @@ from typing import Any, cast
 
 import usb1
 
-from adbwire.errors import TransportError
+from adbwire.errors import UsbUnavailableError
 from adbwire.wire.usb.api import Usb1Context
 
 log = logging.getLogger(__name__)
@@ -94,7 +94,7 @@ def _version() -> str:
 def _load_bundled(reason: str) -> LibusbInfo:
     path = _bundled_path()
     if path is None:
-        raise TransportError(
+        raise UsbUnavailableError(
             f"USB is unavailable: {reason}, and the libusb-package wheel has no library for "
             f"this platform ({sys.platform}). Install libusb (Debian/Ubuntu: `sudo apt install "
             "libusb-1.0-0`, macOS: `brew install libusb`) or point $ADBWIRE_LIBUSB at a "
@@ -103,7 +103,7 @@ def _load_bundled(reason: str) -> LibusbInfo:
     try:
         usb1.loadLibrary(_open_library(path))
     except OSError as exc:
-        raise TransportError(f"USB is unavailable: cannot load {path}: {exc}") from exc
+        raise UsbUnavailableError(f"USB is unavailable: cannot load {path}: {exc}") from exc
     return LibusbInfo(SOURCE_BUNDLED, path, _version())
 
 
@@ -115,7 +115,7 @@ def _load() -> LibusbInfo:
         try:
             usb1.loadLibrary(_open_library(choice))
         except OSError as exc:
-            raise TransportError(
+            raise UsbUnavailableError(
                 f"USB is unavailable: ${LIBRARY_VARIABLE}={choice!r} cannot be loaded: {exc}"
             ) from exc
         return LibusbInfo(SOURCE_PATH, choice, _version())
@@ -123,7 +123,7 @@ def _load() -> LibusbInfo:
         usb1.loadLibrary()  # usb1's own search: its wheel, then the system
     except OSError as exc:
         if choice == SOURCE_SYSTEM:
-            raise TransportError(
+            raise UsbUnavailableError(
                 f"USB is unavailable: no system libusb-1.0 (${LIBRARY_VARIABLE}=system): {exc}"
             ) from exc
         log.debug("no system libusb (%s); using libusb-package's copy", exc)
@@ -151,7 +151,9 @@ def shared_context() -> Usb1Context:
             try:
                 context.open()
             except usb1.USBError as exc:
-                raise TransportError(f"USB is unavailable: libusb cannot start ({exc})") from exc
+                raise UsbUnavailableError(
+                    f"USB is unavailable: libusb cannot start ({exc})"
+                ) from exc
             _state.context = cast(Usb1Context, context)
             atexit.register(_close_at_exit)
         return _state.context
