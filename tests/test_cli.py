@@ -131,3 +131,15 @@ def test_simulate_without_shell_v2_drops_the_feature() -> None:
     args = cli_main.build_parser().parse_args(["simulate", "--accept-any-key", "--no-shell-v2"])
     options = build_options(args)
     assert "shell_v2" not in options.features and options.accept_any_key
+
+
+def test_a_double_dash_before_the_command_is_dropped(
+    adbwire: Run, sim_device: SimulatedDevice
+) -> None:
+    status, out, _ = adbwire("-s", sim_device.serial, "shell", "-n", "--", "echo", "x")
+    assert (status, out) == (0, "x\n")
+
+
+def test_a_timeout_of_nan_is_refused(adbwire: Run) -> None:
+    status, _, err = adbwire("--timeout", "nan", "-s", "127.0.0.1:1", "shell", "-n", "true")
+    assert status == 2 and "--timeout" in err

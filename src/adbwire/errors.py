@@ -12,6 +12,7 @@ Every error says whose fault it is and what to do next::
     │   │   └── NoAdbInterfaceError     the device offers no ADB: USB debugging is off
     │   ├── UsbUnavailableError     no usable libusb on this host
     │   └── DisconnectedError       the device went away; every open stream gets this
+    │       └── ConnectionClosedError   we closed the connection ourselves (not the device)
     ├── ProtocolError               the bytes on the wire make no sense
     │   ├── LocalProtocolError      we broke the protocol: a bug in adbwire, please report
     │   ├── RemoteProtocolError     the peer broke it: not an ADB device, or a broken one
@@ -108,6 +109,13 @@ class DisconnectedError(TransportError):
     """The device connection ended while something was still using it."""
 
     fault = Fault.DEVICE
+
+
+class ConnectionClosedError(DisconnectedError):
+    """The connection was closed by this process (`close()`), so it cannot be used."""
+
+    fault = Fault.CALLER
+    retryable = False
 
 
 class ProtocolError(AdbwireError):

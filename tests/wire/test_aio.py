@@ -88,3 +88,24 @@ async def test_cancelling_a_call_closes_its_stream_at_once() -> None:
             assert await anyio.to_thread.run_sync(finished.wait, 5)
             assert isinstance(outcome[0], OperationCancelledError)
             hang.clear()
+
+
+async def test_a_connect_cancelled_mid_handshake_is_closed_when_it_completes() -> None:
+    closed_by_host = threading.Event()
+    release = threading.Event()
+
+    def script(peer: PeerSocket) -> None:
+        hello = peer.recv_packet()
+        assert hello.command == P.A_CNXN
+        release.wait(5)  # the handshake finishes after the caller gave up
+        peer.send(P.Packet(P.A_CNXN, 0x01000001, 4096, b"device::features=shell_v2"))
+        try:
+            peer.recv_exactly(1)
+        except EOFError:
+            closed_by_host.set()
+
+    with fake_device(script) as (address, _):
+        with anyio.move_on_after(0.2):
+            await AsyncAdbClient.connect_tcp(address, [])
+        release.set()
+        assert await anyio.to_thread.run_sync(closed_by_host.wait, 5)

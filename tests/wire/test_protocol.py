@@ -75,6 +75,16 @@ def test_checksums_are_verified_under_the_old_version() -> None:
         protocol.check_payload(header, b"abc")
 
 
+def test_the_handshake_is_not_checksum_verified() -> None:
+    protocol = HostProtocol(host_banner())
+    wire = P.Packet(P.A_CNXN, 0x01000001, 4096, DEVICE.encode()).header(with_checksum=False)
+    stray = bytearray(wire)
+    stray[16:20] = b"\x01\x02\x03\x04"  # a stray data_check from a new device
+    header = P.decode_header(bytes(stray), max_payload=P.MAX_PAYLOAD)
+    protocol.check_payload(header, DEVICE.encode())
+    assert protocol.receive(header, DEVICE.encode())
+
+
 def test_checksums_are_ignored_under_the_new_version() -> None:
     protocol = online(version=0x01000001)
     bad = P.Packet(P.A_WRTE, 9, 1, b"abc").header(with_checksum=False)
@@ -174,13 +184,29 @@ def test_okay_for_a_stream_we_do_not_have_is_answered_with_clse() -> None:
     ]
 
 
-def test_okay_naming_another_remote_id_is_refused() -> None:
+def test_packets_naming_another_remote_id_are_ignored_like_adbd() -> None:
     protocol = online()
     local_id, _ = protocol.open("shell:")
     feed(protocol, P.Packet(P.A_OKAY, 5, local_id))
     protocol.write(local_id, b"x")
-    with pytest.raises(RemoteProtocolError, match="remote id 6"):
-        feed(protocol, P.Packet(P.A_OKAY, 6, local_id))
+    assert feed(protocol, P.Packet(P.A_OKAY, 6, local_id)) == []
+    assert not protocol.can_write(local_id), "a forged OKAY grants no credit"
+    assert feed(protocol, P.Packet(P.A_WRTE, 6, local_id, b"forged")) == []
+    assert feed(protocol, P.Packet(P.A_CLSE, 6, local_id)) == []
+    assert feed(protocol, P.Packet(P.A_WRTE, 5, local_id, b"real")) == [
+        StreamData(local_id, b"real")
+    ]
+    assert feed(protocol, P.Packet(P.A_CLSE, 0, local_id)) == [StreamClosed(local_id)]
+
+
+def test_malformed_okays_are_ignored() -> None:
+    protocol = online()
+    local_id, _ = protocol.open("shell:")
+    assert feed(protocol, P.Packet(P.A_OKAY, 0, local_id)) == [], "remote id 0 is invalid"
+    assert feed(protocol, P.Packet(P.A_OKAY, 5, local_id, b"\0\0\0\0")) == [], (
+        "a count without delayed_ack"
+    )
+    assert feed(protocol, P.Packet(P.A_OKAY, 5, local_id)) == [StreamOpened(local_id)]
 
 
 def test_writes_are_limited_to_max_payload() -> None:
@@ -213,11 +239,12 @@ def test_delayed_ack_windows() -> None:
     assert ack is not None and ack.payload == struct.pack("<I", 1234)
 
 
-def test_delayed_ack_okay_without_a_count_is_refused() -> None:
+def test_delayed_ack_okay_without_a_count_is_ignored() -> None:
     protocol = online(banner=DEVICE_DELAYED)
     local_id, _ = protocol.open("sync:")
-    with pytest.raises(RemoteProtocolError, match="expected 4"):
-        feed(protocol, P.Packet(P.A_OKAY, 5, local_id))
+    assert feed(protocol, P.Packet(P.A_OKAY, 5, local_id)) == []
+    assert feed(protocol, P.Packet(P.A_OKAY, 5, local_id, b"\1\0\0")) == []
+    assert not protocol.can_write(local_id)
 
 
 def test_delayed_ack_needs_both_sides() -> None:
@@ -233,7 +260,8 @@ def test_open_before_online_is_our_bug() -> None:
 
 def test_connection_lost_reports_open_streams() -> None:
     protocol = online()
-    a, _ = protocol.open("shell:a")
-    b, _ = protocol.open("shell:b")
-    assert sorted(protocol.connection_lost()) == sorted([a, b])
+    protocol.open("shell:a")
+    protocol.open("shell:b")
+    protocol.connection_lost()
     assert state(protocol) is ConnectionState.CLOSED
+    assert protocol.streams == {}

@@ -6,14 +6,11 @@ its output comes back as it arrives, and window-size changes follow the local te
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import signal
 import sys
 import threading
-from collections.abc import Callable
-from types import FrameType
 
 from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire.client import AdbClient
@@ -31,12 +28,18 @@ def run_interactive(client: AdbClient) -> int:
 
     stdin_fd = sys.stdin.fileno()
     saved = termios.tcgetattr(stdin_fd)
+    resized = threading.Event()
     with client.start_shell("", pty=True, timeout=None) as process:
         _send_window_size(process)
-        previous_handler = signal.signal(signal.SIGWINCH, _resize_handler(process))
+        # The signal handler only sets an event: sending from inside it could re-enter
+        # the connection's locks in the middle of another send.
+        previous_handler = signal.signal(signal.SIGWINCH, lambda *_: resized.set())
         tty.setraw(stdin_fd)
         try:
             threading.Thread(target=_pump_keys, args=(process, stdin_fd), daemon=True).start()
+            threading.Thread(
+                target=_follow_window_size, args=(process, resized), daemon=True
+            ).start()
             out = sys.stdout.buffer
             for channel, data in process.output(None):
                 target = out if channel is Channel.STDOUT else sys.stderr.buffer
@@ -45,6 +48,8 @@ def run_interactive(client: AdbClient) -> int:
         finally:
             termios.tcsetattr(stdin_fd, termios.TCSADRAIN, saved)
             signal.signal(signal.SIGWINCH, previous_handler)
+            process.close()
+            resized.set()
     return process.exit_code or 0
 
 
@@ -62,9 +67,13 @@ def _send_window_size(process: ShellProcess) -> None:
     process.resize(size.lines, size.columns)
 
 
-def _resize_handler(process: ShellProcess) -> Callable[[int, FrameType | None], None]:
-    def handle(_signum: int, _frame: FrameType | None) -> None:
-        with contextlib.suppress(AdbwireError):
+def _follow_window_size(process: ShellProcess, resized: threading.Event) -> None:
+    while True:
+        resized.wait()
+        resized.clear()
+        if process.closed:
+            return
+        try:
             _send_window_size(process)
-
-    return handle
+        except AdbwireError:
+            return

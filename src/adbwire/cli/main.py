@@ -36,6 +36,7 @@ from adbwire.errors import AdbwireError, Fault
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 COMMANDS = (
     serve,
@@ -75,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         default=30.0,
         metavar="SECONDS",
-        help="deadline of one operation (default: 30)",
+        help="deadline of one operation; for file transfers, the longest wait for the "
+        "device between two steps (default: 30; inf for none)",
     )
     parser.add_argument(
         "--connect-timeout", type=float, default=10.0, metavar="SECONDS", help="default: 10"
@@ -139,6 +141,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args)
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output went away (`adbwire shell cat big | head`): stop quietly,
+        # as a pipeline expects, and keep Python from complaining when stdout is flushed.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except AdbwireError as exc:
         if debug:
             raise

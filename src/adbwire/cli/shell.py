@@ -39,12 +39,13 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not args.words:
+    words = args.words[1:] if args.words[:1] == ["--"] else args.words
+    if not words:
         if not sys.stdin.isatty():
             raise UsageError("give a command, or run on a terminal for an interactive shell")
         with targets.connect(args) as client:
             return run_interactive(client)
-    command = " ".join(args.words)
+    command = " ".join(words)
     forward_stdin = not args.no_stdin and not sys.stdin.isatty()
     seconds = None if args.no_deadline else args.timeout
     stdout = sys.stdout.buffer
@@ -68,7 +69,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _start_stdin_pump(process: ShellProcess, source: BinaryIO) -> threading.Thread | None:
     if not process.v2:
-        return None  # without shell_v2 there is no way to send stdin and then end it
+        print(
+            "adbwire: warning: the device lacks shell_v2 (Android < 7): stdin is not forwarded",
+            file=sys.stderr,
+        )
+        return None
 
     def pump() -> None:
         try:

@@ -4,6 +4,7 @@ HOST:PORT), $ADBWIRE_DEVICES for TCP devices, or the only device present."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 
@@ -26,8 +27,11 @@ def configured_addresses() -> list[str]:
 
 def timeouts_from(args: argparse.Namespace) -> Timeouts:
     for name in ("timeout", "connect_timeout", "auth_timeout"):
-        if getattr(args, name) <= 0:
-            raise UsageError(f"--{name.replace('_', '-')} must be a positive number of seconds")
+        value = getattr(args, name)
+        if math.isnan(value) or value <= 0:
+            raise UsageError(
+                f"--{name.replace('_', '-')} must be a positive number of seconds (or inf)"
+            )
     return Timeouts(connect=args.connect_timeout, auth=args.auth_timeout, operation=args.timeout)
 
 

@@ -24,7 +24,7 @@ from adbwire.wire.client import AdbClient
 from adbwire.wire.connection import Signer
 from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.timeouts import Timeouts
-from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address
+from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
 
 log = logging.getLogger(__name__)
 
@@ -167,7 +167,9 @@ class DeviceRegistry:
 
         def opener(on_state: Callable[[ConnectionState], None]) -> AdbClient:
             signers = keys() if keys is not None else self.keys()
-            transport: Transport = TcpTransport(host, port, io_timeout=self.timeouts.operation)
+            transport: Transport = TcpTransport(
+                host, port, io_timeout=stall_timeout(self.timeouts.operation)
+            )
             if wrap is not None:
                 transport = wrap(transport)
             return AdbClient.connect(transport, signers, timeouts=self.timeouts, on_state=on_state)

@@ -25,18 +25,33 @@ Params = ParamSpec("Params")
 
 
 async def run_blocking(func: Callable[Params, T], *args: Params.args, **kwargs: Params.kwargs) -> T:
-    """Run `func` in a worker thread; cancelling the caller closes the streams it opened."""
+    """Run `func` in a worker thread; cancelling the caller closes the streams it opened.
+
+    A result that arrives after the caller was cancelled (a connection that finished its
+    handshake too late) is closed, since nobody will ever see it.
+    """
     operation = Operation()
 
     def work() -> T:
         with operation.bound():
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+        if not operation.deliver(result):
+            _close_orphan(result)
+        return result
 
     try:
         return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
-        operation.cancel()
+        # Closing streams may wait for the connection's write lock: never on the event loop.
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(lambda: _close_orphan(operation.cancel()))
         raise
+
+
+def _close_orphan(result: object) -> None:
+    close = getattr(result, "close", None)
+    if callable(close):
+        close()
 
 
 class AsyncAdbClient:

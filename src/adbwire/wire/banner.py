@@ -31,8 +31,6 @@ HOST_FEATURES: tuple[str, ...] = (
 )
 """Features adbwire understands and therefore offers in its own banner."""
 
-KNOWN_SYSTEM_TYPES = ("device", "host", "bootloader", "recovery", "sideload", "rescue")
-
 
 @dataclass(frozen=True)
 class Banner:

@@ -26,7 +26,7 @@ from adbwire.wire.services.shell import ShellProcess, ShellResult
 from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
-from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address
+from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
 
 ConnectionFactory = Callable[[], Connection]
 Progress = Callable[[int, int | None], None]
@@ -69,7 +69,7 @@ class AdbClient:
         """Connect to 'host[:port]' (port 5555 by default), like `adb connect`."""
         host, port = parse_tcp_address(address)
         timeouts = timeouts or Timeouts()
-        transport = TcpTransport(host, port, io_timeout=timeouts.operation)
+        transport = TcpTransport(host, port, io_timeout=stall_timeout(timeouts.operation))
         reconnect = tcp_connection_factory(address, keys, timeouts=timeouts)
         return cls.connect(
             transport, keys, timeouts=timeouts, on_state=on_state, reconnect=reconnect

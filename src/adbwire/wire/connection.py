@@ -17,6 +17,7 @@ from typing import Protocol
 from adbwire.errors import (
     AdbwireError,
     AuthPendingError,
+    ConnectionClosedError,
     DisconnectedError,
     StreamRefusedError,
     TransportError,
@@ -93,7 +94,11 @@ class Connection:
         """Connect the transport and complete CNXN (and AUTH) within the timeouts."""
         timeouts = timeouts or Timeouts()
         protocol = HostProtocol(host_banner(features), version=version, max_payload=max_payload)
-        transport.connect(timeouts.connect)
+        try:
+            transport.connect(timeouts.connect)
+        except BaseException:
+            transport.close()
+            raise
         connection = cls(transport, protocol, timeouts)
         connection.state_listener = on_state
         try:
@@ -126,7 +131,7 @@ class Connection:
                 self._notify_state(ConnectionState.UNAUTHORIZED)
                 deadline = Deadline(self.timeouts.auth, "waiting for the debugging prompt")
             else:
-                raise AuthPendingError(
+                raise UsageError(
                     f"{self.transport.address} requires authentication and no key was given"
                 )
             self._send(packet)
@@ -226,7 +231,7 @@ class Connection:
 
     def close(self) -> None:
         """Close every stream and the link (idempotent)."""
-        self._fail(DisconnectedError(f"{self.transport.address}: connection closed by us"))
+        self._fail(ConnectionClosedError(f"{self.transport.address}: the connection was closed"))
         if self._reader.is_alive() and self._reader is not threading.current_thread():
             self._reader.join(timeout=5)
 
@@ -245,6 +250,11 @@ class Connection:
                 self.transport.write_packet(header, packet.payload)
         except TransportError as exc:
             self._fail(exc)
+            raise
+        except BaseException as exc:
+            # Interrupted part-way through a packet (KeyboardInterrupt, a bug): the byte
+            # stream is out of step with the device, so the link cannot be used any more.
+            self._fail(DisconnectedError(f"{self.transport.address}: send interrupted ({exc!r})"))
             raise
 
     def _can_write(self, local_id: int) -> bool:

@@ -25,6 +25,7 @@ class Operation:
         self._lock = threading.Lock()
         self._streams: list[Stream] = []
         self._cancelled = False
+        self._result: object = None
 
     @property
     def cancelled(self) -> bool:
@@ -38,12 +39,23 @@ class Operation:
         stream.close()
         raise OperationCancelledError("the operation was cancelled")
 
-    def cancel(self) -> None:
+    def deliver(self, result: object) -> bool:
+        """Hand over the call's result; False when the call was cancelled first."""
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._result = result
+            return True
+
+    def cancel(self) -> object:
+        """Close the operation's streams; return a result delivered too late to be used."""
         with self._lock:
             self._cancelled = True
             streams, self._streams = self._streams, []
+            orphan, self._result = self._result, None
         for stream in streams:
             stream.close()
+        return orphan
 
     @contextmanager
     def bound(self) -> Iterator[Operation]:

@@ -23,7 +23,6 @@ VERSION_SKIP_CHECKSUM: Final = 0x01000001
 """Protocol version (Android 9+) in which the checksum field is zero and not verified."""
 
 MAX_PAYLOAD: Final = _adb.MAX_ADB_DATA  # 1 MiB, what current adbd offers
-MAX_PAYLOAD_LEGACY: Final = _adb.MAX_LEGACY_ADB_DATA  # 4 KiB, pre-Android-N devices
 
 AUTH_TOKEN: Final = _adb.AUTH_TOKEN
 AUTH_SIGNATURE: Final = _adb.AUTH_SIGNATURE

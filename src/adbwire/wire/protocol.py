@@ -19,6 +19,7 @@ delayed_ack one WRTE may be in flight per stream; with it, the peer grants a byt
 
 from __future__ import annotations
 
+import logging
 import struct
 from dataclasses import dataclass
 from enum import Enum
@@ -26,6 +27,8 @@ from enum import Enum
 from adbwire.errors import AuthRejectedError, LocalProtocolError, RemoteProtocolError
 from adbwire.wire import packets as P
 from adbwire.wire.banner import Banner, parse_banner
+
+log = logging.getLogger(__name__)
 
 INITIAL_RECEIVE_WINDOW = 4 * 1024 * 1024
 """Bytes we let a device send on one stream before it must wait for our OKAY (delayed_ack)."""
@@ -148,6 +151,13 @@ class HostProtocol:
         self.streams: dict[int, StreamState] = {}
         self._next_local_id = 1
         self._public_key_sent = False
+        self._handlers = {
+            P.A_CNXN: self._on_cnxn,
+            P.A_AUTH: self._on_auth,
+            P.A_OKAY: self._on_okay,
+            P.A_WRTE: self._on_wrte,
+            P.A_CLSE: self._on_clse,
+        }
 
     # ----------------------------------------------------------- packets out
 
@@ -217,33 +227,23 @@ class HostProtocol:
             return None  # no remote id yet: its OKAY, when it comes, is answered with CLSE
         return P.Packet(P.A_CLSE, local_id, stream.remote_id)
 
-    def connection_lost(self) -> list[int]:
-        """Mark the connection closed; return the streams that were still open."""
+    def connection_lost(self) -> None:
+        """Mark the connection closed; every stream is gone."""
         self.state = ConnectionState.CLOSED
-        lost = list(self.streams)
         self.streams.clear()
-        return lost
 
     # ----------------------------------------------------------- packets in
 
     def check_payload(self, header: P.Header, payload: bytes | bytearray | memoryview) -> None:
-        """Verify a checksum when the protocol version asks for one."""
-        if self.state in (ConnectionState.ONLINE, ConnectionState.CLOSED):
-            if self.version < P.VERSION_SKIP_CHECKSUM:
-                P.verify_payload(header, payload)
-        elif header.check != 0:
-            # During the handshake the version is not settled: a device that still uses
-            # checksums sends one, a newer device sends zero.
+        """Verify a checksum when the negotiated version still uses them (0x01000000).
+
+        The handshake is not verified: the version is not settled yet, and a newer device
+        may leave a stray value in the field (Google's adb never verifies on receive)."""
+        if self.state is ConnectionState.ONLINE and self.version < P.VERSION_SKIP_CHECKSUM:
             P.verify_payload(header, payload)
 
     def receive(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
-        handler = {
-            P.A_CNXN: self._on_cnxn,
-            P.A_AUTH: self._on_auth,
-            P.A_OKAY: self._on_okay,
-            P.A_WRTE: self._on_wrte,
-            P.A_CLSE: self._on_clse,
-        }.get(header.command)
+        handler = self._handlers.get(header.command)
         if handler is None:
             raise RemoteProtocolError(f"unexpected {header.name} packet from the device")
         return handler(header, payload)
@@ -279,30 +279,33 @@ class HostProtocol:
             # The device opened (or acknowledged) a stream we no longer have, e.g. an OPEN we
             # cancelled before its OKAY came: close its end, as adb does, so it stops.
             return [Reply(P.Packet(P.A_CLSE, header.arg1, header.arg0))]
+        credit = self._credit_from(payload)
+        if credit is None or header.arg0 == 0:
+            log.debug("ignoring a malformed OKAY for stream %d: %r", stream.local_id, header)
+            return []  # adbd drops such packets too
         if stream.phase is StreamPhase.OPENING:
             stream.phase = StreamPhase.OPEN
             stream.remote_id = header.arg0
-            stream.send_credit = self._credit_from(payload, first=True)
+            stream.send_credit = credit
             return [StreamOpened(stream.local_id)]
         if header.arg0 != stream.remote_id:
-            raise RemoteProtocolError(
-                f"OKAY for stream {stream.local_id} names remote id {header.arg0}, "
-                f"expected {stream.remote_id}"
+            log.debug(
+                "ignoring an OKAY for stream %d from remote id %d", stream.local_id, header.arg0
             )
+            return []
         if self.delayed_ack:
-            stream.send_credit += self._credit_from(payload, first=False)
+            stream.send_credit += credit
         else:
             stream.send_credit = 1
         return [StreamWritable(stream.local_id)]
 
-    def _credit_from(self, payload: bytes | bytearray | memoryview, *, first: bool) -> int:
+    def _credit_from(self, payload: bytes | bytearray | memoryview) -> int | None:
+        """Bytes an OKAY acknowledges (delayed_ack), 1 packet (classic), or None if malformed:
+        under delayed_ack every OKAY carries a signed 32-bit count, otherwise none does."""
         if not self.delayed_ack:
-            return 1
+            return 1 if not payload else None
         if len(payload) != 4:
-            what = "first OKAY" if first else "OKAY"
-            raise RemoteProtocolError(
-                f"{what} under delayed_ack carries {len(payload)} payload bytes, expected 4"
-            )
+            return None
         value: int = _I32.unpack(payload)[0]
         return value
 
@@ -311,12 +314,22 @@ class HostProtocol:
         stream = self.streams.get(header.arg1)
         if stream is None or stream.phase is not StreamPhase.OPEN:
             return []  # data racing our CLSE; the device gets our CLSE and stops
+        if header.arg0 != stream.remote_id:
+            log.debug(
+                "ignoring a WRTE for stream %d from remote id %d", stream.local_id, header.arg0
+            )
+            return []
         return [StreamData(stream.local_id, payload)]
 
     def _on_clse(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
         self._require_online(header)
         stream = self.streams.get(header.arg1)
         if stream is None:
+            return []
+        if header.arg0 not in (0, stream.remote_id) and stream.phase is StreamPhase.OPEN:
+            log.debug(
+                "ignoring a CLSE for stream %d from remote id %d", stream.local_id, header.arg0
+            )
             return []
         del self.streams[stream.local_id]
         refused = stream.phase is StreamPhase.OPENING

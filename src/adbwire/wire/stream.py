@@ -17,6 +17,7 @@ from adbwire.errors import (
     DisconnectedError,
     OperationCancelledError,
     RemoteProtocolError,
+    UsageError,
 )
 from adbwire.wire.timeouts import Deadline
 
@@ -106,6 +107,8 @@ class Stream:
 
     def read(self, max_bytes: int | None = None, deadline: Deadline | None = None) -> bytes:
         """The next bytes the device sent (at most `max_bytes`); b"" once the device closed."""
+        if max_bytes is not None and max_bytes < 1:
+            raise UsageError(f"max_bytes must be at least 1, got {max_bytes}")
         with self._cond:
             while not self._chunks:
                 if self._closed:
@@ -135,6 +138,8 @@ class Stream:
 
     def read_exactly(self, size: int, deadline: Deadline | None = None) -> bytes:
         """Exactly `size` bytes; a stream that ends first is a protocol error."""
+        if size < 0:
+            raise UsageError(f"size cannot be negative, got {size}")
         if size == 0:
             return b""
         first = self.read(size, deadline)

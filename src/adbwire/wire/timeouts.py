@@ -3,9 +3,13 @@
 * ``connect`` bounds opening the byte link and the CNXN/AUTH exchange with a device that
   already trusts our key.
 * ``auth`` bounds waiting for a person to press "Allow" on the device's USB-debugging prompt.
-* ``operation`` is the default deadline of one call (open a stream, run a command, move a
-  file). Every blocking call also takes an explicit ``timeout`` that overrides it; ``None``
-  means "no deadline" and is only used for calls that run until cancelled (forwarding).
+* ``operation`` is the default deadline of one call (open a stream, run a command). Every
+  blocking call also takes an explicit ``timeout`` that overrides it: ``None`` means "the
+  default", ``math.inf`` means no deadline. File transfers read it as an idle timeout.
+
+Below these, the TCP transport declares a link dead when one send stays blocked for
+``max(60 s, operation)`` (the device stopped reading); with ``operation=math.inf`` it never
+does.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from adbwire.errors import AdbTimeoutError
+from adbwire.errors import AdbTimeoutError, UsageError
 
 
 @dataclass(frozen=True)
@@ -22,6 +26,16 @@ class Timeouts:
     connect: float = 10.0
     auth: float = 60.0
     operation: float = 30.0
+
+    def __post_init__(self) -> None:
+        for name in ("connect", "auth", "operation"):
+            check_seconds(getattr(self, name), name)
+
+
+def check_seconds(value: float, name: str) -> None:
+    """A timeout is a positive number of seconds, or math.inf for none; NaN is refused."""
+    if math.isnan(value) or value <= 0:
+        raise UsageError(f"{name} timeout must be a positive number of seconds, got {value!r}")
 
 
 class Deadline:
@@ -31,6 +45,8 @@ class Deadline:
 
     def __init__(self, seconds: float | None, what: str) -> None:
         """`seconds` of None or math.inf means no deadline."""
+        if seconds is not None and math.isnan(seconds):
+            raise UsageError(f"{what}: the timeout cannot be NaN")
         if seconds is None or math.isinf(seconds):
             self._at: float | None = None
         else:
@@ -45,10 +61,6 @@ class Deadline:
 
     def expired(self) -> bool:
         return self._at is not None and time.monotonic() >= self._at
-
-    def check(self) -> None:
-        if self.expired():
-            raise AdbTimeoutError(f"{self._what} timed out")
 
     def error(self) -> AdbTimeoutError:
         return AdbTimeoutError(f"{self._what} timed out")

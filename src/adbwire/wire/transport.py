@@ -9,6 +9,7 @@ never copied to be sent.
 from __future__ import annotations
 
 import contextlib
+import math
 import socket
 from typing import Protocol, cast
 
@@ -70,10 +71,26 @@ def parse_tcp_address(text: str) -> tuple[str, int]:
     return host, int(port_text)
 
 
+MIN_STALL_TIMEOUT = 60.0
+
+
+def stall_timeout(operation: float) -> float | None:
+    """How long one send may stay blocked before the link is declared dead (None: never)."""
+    return None if math.isinf(operation) else max(MIN_STALL_TIMEOUT, operation)
+
+
 class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
     """adb_shell's TCP transport with blocking exact reads and copy-free writes."""
 
-    def __init__(self, host: str, port: int = DEFAULT_TCP_PORT, *, io_timeout: float = 30.0):
+    def __init__(
+        self,
+        host: str,
+        port: int = DEFAULT_TCP_PORT,
+        *,
+        io_timeout: float | None = MIN_STALL_TIMEOUT,
+    ) -> None:
+        """`io_timeout`: a send blocked this long means the device stopped reading and the
+        link is dead (None: wait for ever). Operation deadlines are enforced above this."""
         super().__init__(host, port)
         self._io_timeout = io_timeout
         self._sock: socket.socket | None = None
@@ -94,7 +111,7 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
             raise ConnectFailedError(f"cannot connect to {self.address}: {exc}") from exc
         sock = self._connection
         sock.setblocking(True)
-        # The write timeout bounds a peer that stops reading; the reader thread treats its
+        # The send timeout bounds a peer that stops reading; the reader thread treats its
         # own timeouts as "nothing yet" and keeps waiting.
         sock.settimeout(self._io_timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

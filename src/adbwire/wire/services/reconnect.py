@@ -17,7 +17,7 @@ from adbwire.wire.connection import Connection, Signer
 from adbwire.wire.keys import load_keys
 from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.timeouts import Deadline, Timeouts
-from adbwire.wire.transport import TcpTransport, parse_tcp_address
+from adbwire.wire.transport import TcpTransport, parse_tcp_address, stall_timeout
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def tcp_connection_factory(
     chosen_keys = list(keys) if keys is not None else None
 
     def connect() -> Connection:
-        transport = TcpTransport(host, port, io_timeout=chosen_timeouts.operation)
+        transport = TcpTransport(host, port, io_timeout=stall_timeout(chosen_timeouts.operation))
         signers = chosen_keys if chosen_keys is not None else load_keys()
         return Connection.open(transport, signers, timeouts=chosen_timeouts)
 

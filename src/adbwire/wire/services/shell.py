@@ -5,6 +5,7 @@ fallback for devices that lack `shell_v2` (merged output; exit code from a senti
 from __future__ import annotations
 
 import secrets
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -12,6 +13,7 @@ from enum import Enum
 from adbwire.errors import (
     CommandFailedError,
     DisconnectedError,
+    OperationCancelledError,
     RemoteProtocolError,
     UsageError,
 )
@@ -126,7 +128,8 @@ class ShellProcess:
                     elif packet_id is ShellPacketId.STDERR:
                         yield Channel.STDERR, payload
                     elif packet_id is ShellPacketId.EXIT:
-                        self.exit_code = payload[0] if payload else 0
+                        # adb reads a missing status as a failure, never as success.
+                        self.exit_code = payload[0] if payload else 255
             else:
                 emit = self._split_v1(data)
                 if emit:
@@ -140,6 +143,10 @@ class ShellProcess:
 
     def close(self) -> None:
         self._stream.close()
+
+    @property
+    def closed(self) -> bool:
+        return self._stream.closed
 
     def _require_v2(self, what: str) -> None:
         if not self.v2:
@@ -157,7 +164,10 @@ class ShellProcess:
         tail = self._tail
         at = tail.rfind(marker)
         if at < 0:
-            raise RemoteProtocolError(f"{self.command!r}: the output ended without an exit status")
+            # The sentinel never ran: the command line did not parse (the shell's message is
+            # in the output) or the shell was killed. Report a failure, keep the output.
+            self.exit_code = 255
+            return
         status = tail[at + len(marker) :].strip()
         self._tail = tail[:at]
         self.exit_code = int(status) if status.isdigit() else 255
@@ -175,7 +185,11 @@ def run(
     stdin: bytes | None = None,
     timeout: float | None = None,
 ) -> ShellResult:
-    """Run `command` to completion and return its output and exit code."""
+    """Run `command` to completion and return its output and exit code.
+
+    Input is written from a helper thread while the output is read, so a command that
+    answers as it reads (`cat`) never deadlocks against a large input.
+    """
     deadline = Deadline(
         connection.timeouts.operation if timeout is None else timeout, f"shell {command!r}"
     )
@@ -184,12 +198,52 @@ def run(
     stdout: list[bytes] = []
     stderr: list[bytes] = []
     with ShellProcess(connection, command, timeout=deadline.remaining()) as process:
-        if stdin:
-            process.write_stdin(stdin, deadline)
-        process.close_stdin(deadline)
-        for channel, data in process.output(deadline):
-            (stdout if channel is Channel.STDOUT else stderr).append(data)
+        feeder = _StdinFeeder(process, stdin, deadline) if stdin else None
+        if feeder is None:
+            process.close_stdin(deadline)
+        else:
+            feeder.start()
+        try:
+            for channel, data in process.output(deadline):
+                (stdout if channel is Channel.STDOUT else stderr).append(data)
+        except BaseException as exc:
+            if feeder is not None:
+                feeder.finish(process)
+                feeder.raise_failure(cause=exc)  # the input's failure is the root cause
+            raise
+        if feeder is not None:
+            feeder.finish(process)
+            feeder.raise_failure()
         if not process.v2:
             stdout.append(process.leftover_v1)
     assert process.exit_code is not None
     return ShellResult(command, b"".join(stdout), b"".join(stderr), process.exit_code)
+
+
+class _StdinFeeder(threading.Thread):
+    """Writes a command's input, then close-stdin (shell v2), beside the output reader."""
+
+    def __init__(self, process: ShellProcess, data: bytes, deadline: Deadline) -> None:
+        super().__init__(name="adbwire-shell-stdin", daemon=True)
+        self._process = process
+        self._data = data
+        self._deadline = deadline
+        self._failure: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            if self._process.write_stdin(self._data, self._deadline):
+                self._process.close_stdin(self._deadline)
+        except OperationCancelledError:
+            pass  # the reader finished or gave up first and closed the stream
+        except BaseException as exc:
+            self._failure = exc
+
+    def finish(self, process: ShellProcess) -> None:
+        if self.is_alive():
+            process.close()  # unblocks a feeder still waiting for flow-control credit
+        self.join()
+
+    def raise_failure(self, cause: BaseException | None = None) -> None:
+        if self._failure is not None:
+            raise self._failure from cause

@@ -9,8 +9,6 @@ from __future__ import annotations
 import struct
 from enum import IntEnum
 
-from adbwire.errors import RemoteProtocolError
-
 _HEADER = struct.Struct("<BI")
 HEADER_SIZE = _HEADER.size
 
@@ -22,6 +20,9 @@ class ShellPacketId(IntEnum):
     EXIT = 3
     CLOSE_STDIN = 4
     WINDOW_SIZE_CHANGE = 5
+
+
+_KNOWN_IDS = frozenset(int(packet_id) for packet_id in ShellPacketId)
 
 
 def encode(packet_id: ShellPacketId, data: bytes = b"") -> bytes:
@@ -44,11 +45,8 @@ class ShellPacketDecoder:
             end = offset + HEADER_SIZE + length
             if end > len(buffer):
                 break
-            try:
-                packet_id = ShellPacketId(raw_id)
-            except ValueError:
-                raise RemoteProtocolError(f"unknown shell protocol packet id {raw_id}") from None
-            packets.append((packet_id, bytes(buffer[offset + HEADER_SIZE : end])))
+            if raw_id in _KNOWN_IDS:  # newer ids are skipped, as adb does
+                packets.append((ShellPacketId(raw_id), bytes(buffer[offset + HEADER_SIZE : end])))
             offset = end
         del buffer[:offset]
         return packets

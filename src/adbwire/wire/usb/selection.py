@@ -7,6 +7,7 @@ several is a UsageError that lists what is there.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.connection import Signer, StateListener
 from adbwire.wire.timeouts import Timeouts
-from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address
+from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
 from adbwire.wire.usb.api import Usb1Context
 from adbwire.wire.usb.discovery import UsbDeviceInfo, list_usb_devices
 from adbwire.wire.usb.errors import no_adb_interface
@@ -115,13 +116,14 @@ def open_transport(
     context: Usb1Context | None = None,
 ) -> Transport:
     """An unconnected transport for a candidate (`Connection.open` connects it)."""
-    io_timeout = (timeouts or Timeouts()).operation
+    stall = stall_timeout((timeouts or Timeouts()).operation)
+    io_timeout = math.inf if stall is None else stall
     if candidate.kind == "usb":
         if candidate.usb is not None:
             return UsbTransport.for_device(candidate.usb, context=context, io_timeout=io_timeout)
         return UsbTransport(candidate.serial, context=context, io_timeout=io_timeout)
     host, port = parse_tcp_address(candidate.serial)
-    return TcpTransport(host, port, io_timeout=io_timeout)
+    return TcpTransport(host, port, io_timeout=stall)
 
 
 def connect_usb(

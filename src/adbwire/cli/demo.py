@@ -1,0 +1,90 @@
+"""`adbwire demo`: watch an agent's session with adbwire, with no phone and no adb.
+
+It starts the simulated device in this process, serves it with adbwire's MCP server, and
+runs a scripted MCP client session against it: launch the sample app, read the screen as
+text, tap a button by its label, type into a field, take a screenshot. Each call and what
+came back is printed as a readable transcript.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, TextIO
+
+import anyio
+
+from adbwire.mcp.demo import StepResult, demo_app, run_session
+from adbwire.testing import DeviceOptions, running_device
+
+TREE_LINES = 12
+
+
+def register(commands: Any) -> None:
+    parser: argparse.ArgumentParser = commands.add_parser(
+        "demo",
+        help="a scripted agent session against the simulated device",
+        description="Start the simulated device, serve it over MCP, and run a short scripted "
+        "client session (launch, read, tap, type, screenshot), printing the transcript.",
+    )
+    parser.add_argument(
+        "--screenshot", type=Path, metavar="FILE", help="also write the screenshot to FILE"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    out.write(
+        "adbwire demo: an MCP client session with the simulated Android device\n"
+        "(in this process, over the real ADB wire protocol on loopback; no adb, no phone)\n"
+    )
+    with running_device(DeviceOptions(auth_required=False)) as device:
+        out.write(f"simulated device at {device.serial}\n")
+        app = demo_app(device.serial)
+        try:
+            results = anyio.run(functools.partial(run_session, app, on_step=_numbered(out)))
+        finally:
+            app.close()
+    shot = next((r for r in results if r.image is not None), None)
+    if args.screenshot is not None and shot is not None and shot.image is not None:
+        args.screenshot.write_bytes(shot.image)
+        out.write(f"\nscreenshot written to {args.screenshot}\n")
+    failed = [r for r in results if not r.ok]
+    out.write("\ndone: every step succeeded\n" if not failed else "\nstopped at a failed step\n")
+    return 1 if failed else 0
+
+
+def _numbered(out: TextIO) -> Any:
+    count = [0]
+
+    def on_step(result: StepResult) -> None:
+        count[0] += 1
+        write_step(out, count[0], result)
+
+    return on_step
+
+
+def write_step(out: TextIO, number: int, result: StepResult) -> None:
+    step = result.step
+    out.write(f"\n[{number}] {step.why}\n")
+    out.write(f"  -> {step.tool} {json.dumps(step.arguments, ensure_ascii=False)}\n")
+    mark = "<-" if result.ok else "<- ERROR"
+    out.write(f"  {mark} {result.summary}\n")
+    data = dict(result.data)
+    tree = data.pop("tree", None)
+    if isinstance(tree, str):
+        lines = tree.splitlines()
+        for line in lines[:TREE_LINES]:
+            out.write(f"       {line}\n")
+        if len(lines) > TREE_LINES:
+            out.write(f"       ... {len(lines) - TREE_LINES} more\n")
+    for key, value in data.items():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        out.write("     " + textwrap.shorten(f"{key}: {shown}", 95, placeholder=" ...") + "\n")
+    if result.image is not None:
+        out.write(f"     (image content: {result.mime_type}, {len(result.image)} bytes)\n")
