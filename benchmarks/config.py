@@ -31,7 +31,7 @@ FULL = Config(
     echo_block=25,
     mcp_calls=100,
     transfer_sizes=(64 * MIB, 512 * MIB),
-    transfer_rounds=2,
+    transfer_rounds=3,
     hol_size=512 * MIB,
     memory_sizes=(64 * MIB, 1024 * MIB),
     startup_runs=5,
@@ -63,7 +63,7 @@ class Target:
 
     def verdict(self, measured: float | None) -> str:
         if measured is None:
-            return "PENDING"
+            return "PENDING"  # the caller tells PENDING from NOT RUN
         passed = measured >= self.limit if self.higher_is_better else measured <= self.limit
         return "PASS" if passed else "MISS"
 
@@ -73,15 +73,17 @@ class Target:
 
 
 TARGETS = (
-    Target("latency_vs_adb", "echo latency: adb subprocess median / adbwire median (×)", 20, True),
-    Target("latency_vs_adb_shell", "echo latency: adb_shell median / adbwire median (×)", 1, True),
-    Target("push_vs_adb", "push: adbwire MB/s / adb MB/s (×)", 1, True),
-    Target("pull_vs_adb", "pull: adbwire MB/s / adb MB/s (×)", 1, True),
-    Target("push_vs_adb_shell", "push: adbwire MB/s / adb_shell MB/s (×)", 2, True),
-    Target("pull_vs_adb_shell", "pull: adbwire MB/s / adb_shell MB/s (×)", 2, True),
+    Target("latency_vs_adb", "echo latency: adb subprocess median / adbwire median (x)", 20, True),
+    Target("latency_vs_adb_shell", "echo latency: adb_shell median / adbwire median (x)", 1, True),
+    Target("push_vs_adb", "push: adbwire MB/s / adb MB/s (x)", 1, True),
+    Target("pull_vs_adb", "pull: adbwire MB/s / adb MB/s (x)", 1, True),
+    Target("push_vs_adb_shell", "push: adbwire MB/s / adb_shell MB/s (x)", 2, True),
+    Target("pull_vs_adb_shell", "pull: adbwire MB/s / adb_shell MB/s (x)", 2, True),
     Target("push_vs_ceiling", "push: adbwire MB/s / loopback socket copy MB/s", 0.5, True),
     Target("pull_vs_ceiling", "pull: adbwire MB/s / loopback socket copy MB/s", 0.5, True),
-    Target("head_of_line", "echo median during a bulk pull / idle median (×)", 3, False),
+    Target("head_of_line", "echo median during a bulk pull / idle median (x)", 3, False),
     Target("memory_peak_mb", "client peak RSS during the largest push/pull (MB)", 150, False),
-    Target("startup_s", "spawn `adbwire serve --simulate` → first tools/list answer (s)", 1.5, False),
+    Target(
+        "startup_s", "spawn `adbwire serve --simulate` → first tools/list answer (s)", 1.5, False
+    ),
 )

@@ -2,7 +2,9 @@
 
 Child side (`python -m benchmarks.device_host --root DIR --authorized-keys FILE`): runs a
 SimulatedDevice with the default scenario, its files under DIR, prints "HOST:PORT" as the
-first stdout line and stops when its stdin closes (so it never outlives the benchmark).
+first stdout line and stops when its stdin closes (so it never outlives the benchmark). Each
+"cpu" line on its stdin is answered with its own CPU seconds (getrusage: microsecond
+precision, where /proc/PID/stat counts 10 ms ticks).
 
 Parent side: `DeviceProcess` starts and stops it, and knows where device paths live on disk.
 """
@@ -10,10 +12,14 @@ Parent side: `DeviceProcess` starts and stops it, and knows where device paths l
 from __future__ import annotations
 
 import argparse
+import resource
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import TracebackType
+
+from benchmarks.children import REPO_ROOT, module_argv
 
 START_TIMEOUT = 30.0
 
@@ -25,6 +31,7 @@ class DeviceProcess:
         self.root = root
         self._keys = authorized_keys
         self._process: subprocess.Popen[str] | None = None
+        self._query_lock = threading.Lock()
         self.serial = ""
 
     @property
@@ -37,15 +44,25 @@ class DeviceProcess:
         host, _sep, port = self.serial.rpartition(":")
         return host, int(port)
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU seconds the device process has used so far."""
+        process = self._process
+        assert process is not None and process.stdin is not None and process.stdout is not None
+        with self._query_lock:
+            process.stdin.write("cpu\n")
+            process.stdin.flush()
+            return float(process.stdout.readline())
+
     def host_path(self, device_path: str) -> Path:
         """Where a device file lives on this machine (the simulator's file tree)."""
         return self.root / device_path.lstrip("/")
 
     def start(self) -> DeviceProcess:
-        argv = [sys.executable, "-m", "benchmarks.device_host"]
-        argv += ["--root", str(self.root), "--authorized-keys", str(self._keys)]
+        argv = module_argv(
+            "benchmarks.device_host", "--root", str(self.root), "--authorized-keys", str(self._keys)
+        )
         self._process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT
         )
         assert self._process.stdout is not None
         line = self._process.stdout.readline().strip()  # the child prints it at once
@@ -89,7 +106,10 @@ def _serve(root: Path, keys_file: Path) -> None:
     options = DeviceOptions(authorized_keys=keys)
     with SimulatedDevice(options, files=DeviceFiles(root)) as device:
         print(device.serial, flush=True)
-        sys.stdin.read()  # until the parent closes our stdin
+        for line in sys.stdin:  # until the parent closes our stdin
+            if line.strip() == "cpu":
+                usage = resource.getrusage(resource.RUSAGE_SELF)
+                print(usage.ru_utime + usage.ru_stime, flush=True)
 
 
 def main() -> None:

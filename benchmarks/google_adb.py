@@ -47,6 +47,25 @@ class GoogleAdb:
             "ANDROID_ADB_SERVER_PORT": str(self.port),
         }
         self._started = False
+        self._server_pid: int | None = None
+
+    def server_pid(self) -> int | None:
+        """The pid of this fenced adb server (its environment names our server port)."""
+        if self._server_pid is not None or not self._started:
+            return self._server_pid
+        wanted = f"ANDROID_ADB_SERVER_PORT={self.port}".encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                if Path(os.readlink(entry / "exe")).name != "adb":
+                    continue
+                if wanted in (entry / "environ").read_bytes().split(b"\0"):
+                    self._server_pid = int(entry.name)
+                    break
+            except OSError:
+                continue
+        return self._server_pid
 
     def run(self, *args: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(

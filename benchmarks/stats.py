@@ -20,10 +20,11 @@ def percentile(values: Sequence[float], fraction: float) -> float:
 
 
 def summary_ms(seconds: Sequence[float]) -> dict[str, float | int]:
-    """Median, p95, min and max in milliseconds, and the count."""
+    """Median, p95, mean, min and max in milliseconds, and the count."""
     return {
         "count": len(seconds),
         "median_ms": statistics.median(seconds) * 1000,
+        "mean_ms": statistics.fmean(seconds) * 1000,
         "p95_ms": percentile(seconds, 0.95) * 1000,
         "min_ms": min(seconds) * 1000,
         "max_ms": max(seconds) * 1000,

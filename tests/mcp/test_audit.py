@@ -39,6 +39,19 @@ async def test_one_line_per_call_with_outcome_device_and_decision(tmp_path: Path
     assert os.stat(log).st_mode & 0o777 == 0o600
 
 
+async def test_typed_text_is_not_kept_in_the_audit_log(tmp_path: Path) -> None:
+    log = tmp_path / "audit.jsonl"
+    with simulated() as (device,):
+        app = make_app([device], audit=log)
+        async with connected(app) as client:
+            await client.call_tool("type_text", {"text": "hunter2 secret"})
+        app.close()
+    (line,) = lines(log)
+    assert line["tool"] == "type_text"
+    assert line["arguments"] == {"text": "<redacted>"}
+    assert "hunter2" not in log.read_text()
+
+
 def record(tool: str = "t") -> AuditRecord:
     return AuditRecord(now_iso(), None, tool, {"x": "y" * 2000}, None, "ok", None, 1, "not_needed")
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from adbwire import __version__
 from adbwire.cli import (
+    demo,
     devices,
     forward,
     import_capture,
@@ -40,6 +41,7 @@ EXIT_BROKEN_PIPE = 141
 
 COMMANDS = (
     serve,
+    demo,
     devices,
     shell,
     push,

@@ -57,6 +57,8 @@ class ToolSpec:
     """Destructive tools: the operation in words, shown in the confirmation question."""
     precheck: Callable[[Any], None] | None = None
     """Pure refusals checked before asking (catastrophic commands, control properties)."""
+    secret_args: tuple[str, ...] = ()
+    """Arguments the audit log must not keep (typed text may be a password)."""
 
     @property
     def annotations(self) -> ToolAnnotations:
@@ -82,6 +84,7 @@ def tool(
     needs_device: bool = True,
     describe: Callable[[Any], str] | None = None,
     precheck: Callable[[Any], None] | None = None,
+    secret_args: tuple[str, ...] = (),
 ) -> Callable[[Handler], ToolSpec]:
     """Declare a tool; its description is the handler's docstring (keep it short)."""
 
@@ -107,6 +110,7 @@ def tool(
             needs_device=needs_device,
             describe=describe,
             precheck=precheck,
+            secret_args=secret_args,
         )
 
     return declare

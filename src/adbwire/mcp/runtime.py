@@ -262,7 +262,10 @@ def _audit(
         time=now_iso(),
         client=client_name(call.ctx),
         tool=call.spec.name,
-        arguments=raw,
+        arguments={
+            key: "<redacted>" if key in call.spec.secret_args else value
+            for key, value in raw.items()
+        },
         device=call.serial,
         outcome=outcome,
         error_code=code,

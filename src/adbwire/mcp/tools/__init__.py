@@ -1,7 +1,6 @@
 """The tool families; each module exports TOOLS. Add a family here to publish it.
 
-The UI family (screenshots, UI tree, taps; issue 8) slots in as one more module whose TOOLS
-use the same `tool(...)` declaration, risk levels, envelope and audit.
+Every family uses the same `tool(...)` declaration, risk levels, envelope and audit.
 """
 
 from __future__ import annotations
@@ -16,8 +15,10 @@ from adbwire.mcp.tools import (
     logs,
     packages,
     properties,
+    screen,
     shell,
     system,
+    ui,
 )
 
 FAMILIES: list[list[ToolSpec]] = [
@@ -31,4 +32,6 @@ FAMILIES: list[list[ToolSpec]] = [
     system.TOOLS,
     shell.TOOLS,
     forwards.TOOLS,
+    ui.TOOLS,
+    screen.TOOLS,
 ]

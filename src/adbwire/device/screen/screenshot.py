@@ -1,0 +1,98 @@
+"""A screenshot that fits: capture, optional crop, scale and encode, hash, compare.
+
+A black frame (FLAG_SECURE window, or the display off) comes back without an image and
+with ``black=True``: it is reported, never returned as if it were the screen.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Literal
+
+from adbwire.device.parsers import Bounds
+from adbwire.device.screen.capture import Source, capture
+from adbwire.device.screen.encode import Budget, Encoded, fit
+from adbwire.device.screen.history import Mapping, ScreenHistory
+from adbwire.errors import UsageError
+from adbwire.wire.client import AdbClient
+
+BLACK_NOTE = (
+    "the captured frame is entirely black: a window with FLAG_SECURE (password, payment or "
+    "DRM screens) is on top, or the display is off. No image is returned, as it would not "
+    "show the screen; use ui_tree to see what is there."
+)
+
+
+@dataclass(frozen=True)
+class Screenshot:
+    image: Encoded | None
+    """None when the frame was black."""
+    black: bool
+    source: Literal["raw", "png"]
+    device_width: int
+    device_height: int
+    region: Bounds | None
+    """The cropped part in device pixels; None for the whole screen."""
+    mapping: Mapping | None
+    changed: bool | None
+    """Whether the screen differs from this device's previous screenshot (None: first one)."""
+    note: str | None = None
+
+    @property
+    def sha256(self) -> str | None:
+        return hashlib.sha256(self.image.data).hexdigest() if self.image else None
+
+
+def take_screenshot(
+    client: AdbClient,
+    *,
+    budget: Budget | None = None,
+    region: Bounds | None = None,
+    source: Source = "auto",
+    history: ScreenHistory | None = None,
+) -> Screenshot:
+    """Capture the screen and encode it within ``budget`` (default: 1280 px, 800 KB)."""
+    budget = budget or Budget()
+    frame = capture(client, source)
+    changed = history.record(client.serial, frame.pixels_sha256) if history else None
+    width, height = frame.width, frame.height
+    if frame.black:
+        return Screenshot(
+            None, True, frame.source, width, height, region, None, changed, BLACK_NOTE
+        )
+    image = frame.image
+    left = top = 0
+    if region is not None:
+        region = clip(region, width, height)
+        image = image.crop((region.left, region.top, region.right, region.bottom))
+        left, top = region.left, region.top
+    encoded = fit(image, budget)
+    mapping = Mapping(
+        scale=encoded.width / image.width,
+        left=left,
+        top=top,
+        image_width=encoded.width,
+        image_height=encoded.height,
+        device_width=width,
+        device_height=height,
+    )
+    if history:
+        history.set_mapping(client.serial, mapping)
+    return Screenshot(encoded, False, frame.source, width, height, region, mapping, changed)
+
+
+def clip(region: Bounds, width: int, height: int) -> Bounds:
+    """The region cut to the screen; refused when nothing of it is on screen."""
+    clipped = Bounds(
+        max(0, region.left),
+        max(0, region.top),
+        min(width, region.right),
+        min(height, region.bottom),
+    )
+    if clipped.is_empty:
+        raise UsageError(
+            f"the region [{region.left},{region.top}][{region.right},{region.bottom}] is not "
+            f"on the {width}x{height} screen"
+        )
+    return clipped

@@ -1,0 +1,112 @@
+"""wait_for_element and assert_element, against the simulated device."""
+
+from __future__ import annotations
+
+from importlib import resources
+
+import pytest
+
+from adbwire.device import ui_actions
+from adbwire.device.parsers import UiHierarchy, parse_ui_xml
+from adbwire.device.ui import Selector
+from adbwire.device.ui.checks import check
+from adbwire.errors import UsageError
+from adbwire.testing.userland.shell.interp import CommandFn, Invocation
+from tests.device.ui_sim import Sim, simulated
+
+
+def move_after_dumps(sim: Sim, count: int, screen: str) -> None:
+    """After the `count`-th dump, the app shows `screen` (as if it finished loading)."""
+
+    def hook(inv: Invocation, command: CommandFn) -> int:
+        status = command(inv)
+        if len(sim.userland.commands_named("uiautomator")) == count:
+            with inv.device.state.lock:
+                inv.device.state.nav.show(screen)
+        return status
+
+    sim.userland.hooks["uiautomator"] = hook
+
+
+def test_waits_until_the_element_appears() -> None:
+    with simulated("notes_list") as sim:
+        move_after_dumps(sim, 2, "note_editor")
+        result = ui_actions.wait_for_element(sim.client, Selector("SAVE"), poll=0.2, timeout=20)
+        assert result.met and result.reads == 3
+        assert result.element is not None and result.element.resource_id.endswith("save_button")
+
+
+def test_waits_until_the_element_is_gone() -> None:
+    with simulated("note_editor") as sim:
+        move_after_dumps(sim, 1, "settings")
+        result = ui_actions.wait_for_element(
+            sim.client, Selector("SAVE"), appear=False, poll=0.2, timeout=20
+        )
+        assert result.met and result.reads == 2 and result.element is None
+
+
+def test_a_timeout_is_a_result_not_an_error() -> None:
+    with simulated("notes_list") as sim:
+        result = ui_actions.wait_for_element(sim.client, Selector("SAVE"), timeout=0.5, poll=0.2)
+        assert not result.met and result.reads >= 2 and result.seconds <= 2
+        with pytest.raises(UsageError):
+            ui_actions.wait_for_element(sim.client, Selector("x"), timeout=121)
+
+
+def test_failed_reads_while_waiting_are_reported() -> None:
+    def null_root(inv: Invocation, command: CommandFn) -> int:
+        inv.err("ERROR: null root node returned by UiTestAutomationBridge.\n")
+        return 0
+
+    with simulated("notes_list") as sim:
+        sim.userland.hooks["uiautomator"] = null_root
+        result = ui_actions.wait_for_element(sim.client, Selector("SAVE"), timeout=0.3, poll=0.2)
+        assert not result.met and result.error is not None and "no window" in result.error
+
+
+def editor() -> UiHierarchy:
+    data = resources.files("adbwire.testing") / "data" / "screens" / "note_editor.xml"
+    return parse_ui_xml(data.read_bytes())
+
+
+@pytest.mark.parametrize(
+    ("query", "expect", "value", "passed", "actual"),
+    [
+        ("SAVE", "visible", None, True, None),
+        ("Delete", "hidden", None, True, None),
+        ("SAVE", "hidden", None, False, None),
+        ("Pin to top", "unchecked", None, True, "false"),
+        ("Pin to top", "checked", None, False, "false"),
+        ("save_button", "enabled", None, True, "true"),
+        ("save_button", "text_equals", "SAVE", True, "SAVE"),
+        ("save_button", "text_equals", "Save", False, "SAVE"),
+        ("note_title_input", "text_contains", "tit", True, "Title"),
+        ("Navigate up", "text_contains", "navigate", True, "Navigate up"),
+    ],
+)
+def test_expectations(
+    query: str, expect: str, value: str | None, passed: bool, actual: str | None
+) -> None:
+    result = check(editor(), Selector(query), expect, value)  # type: ignore[arg-type]
+    assert (result.passed, result.actual) == (passed, actual)
+    assert result.expectation.startswith(expect)
+    if result.matches:
+        assert result.evidence.startswith("e")  # the element, in the compact form
+
+
+def test_several_matches_fail_with_the_candidates_as_evidence() -> None:
+    data = resources.files("adbwire.testing") / "data" / "screens" / "notes_list.xml"
+    notes = parse_ui_xml(data.read_bytes())
+    result = check(notes, Selector("note_title"), "enabled")
+    assert not result.passed and result.matches == 3
+    assert "e11" in result.evidence and "e19" in result.evidence
+    with pytest.raises(UsageError):
+        check(notes, Selector("note_title"), "text_equals")
+
+
+def test_assert_element_reads_the_device() -> None:
+    with simulated("settings") as sim:
+        result = ui_actions.assert_element(sim.client, Selector("Dark theme"), "visible")
+        assert result.passed and "Dark theme" in result.evidence
+        missing = ui_actions.assert_element(sim.client, Selector("Light theme"), "visible")
+        assert not missing.passed and "nothing visible matches" in missing.evidence
