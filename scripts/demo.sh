@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: install adbwire into .venv, start the simulated device
-# (a test adbd shipped in the package) on loopback, and drive it over the ADB wire protocol
-# with the adbwire CLI. No adb binary is involved.
+# The main job on a fresh machine: install adbwire into .venv, then
+#  1. `adbwire demo`: an MCP client session (what an AI agent does) with the simulated device:
+#     launch an app, read the screen, tap by label, type, take a screenshot;
+#  2. the adbwire CLI against a simulated device on loopback: devices, shell, push, ls, pull.
+# The simulated device is a test adbd shipped in the package; no adb binary is involved.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e .
 export PATH="$PWD/.venv/bin:$PATH"
+
+adbwire demo
+printf '\n--- the same device, driven from the command line ---\n'
 
 work=$(mktemp -d)
 export HOME="$work/home"   # a fresh adb key for the demo; your ~/.android is not touched
