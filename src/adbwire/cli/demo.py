@@ -14,12 +14,12 @@ import json
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import anyio
 
-from adbwire.mcp.demo import StepResult, demo_app, run_session
-from adbwire.testing import DeviceOptions, running_device
+if TYPE_CHECKING:
+    from adbwire.mcp.demo import StepResult
 
 TREE_LINES = 12
 
@@ -38,6 +38,10 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # The MCP SDK and the simulator are slow to import: only this command pays for them.
+    from adbwire.mcp.demo import demo_app, run_session  # noqa: PLC0415
+    from adbwire.testing import DeviceOptions, running_device  # noqa: PLC0415
+
     out = sys.stdout
     out.write(
         "adbwire demo: an MCP client session with the simulated Android device\n"

@@ -14,14 +14,15 @@ import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adbwire.errors import UsageError
-from adbwire.testing import DEVICE_FEATURES, DeviceFiles, DeviceOptions, SimulatedDevice
-from adbwire.testing.scenario import load_scenario
-from adbwire.testing.userland import Userland
 from adbwire.wire import packets as P
 from adbwire.wire.keys import load_keys
+
+if TYPE_CHECKING:
+    from adbwire.testing import DeviceFiles, DeviceOptions
+    from adbwire.testing.userland import Userland
 
 VERSIONS = {"0x01000000": P.VERSION_CHECKSUMMED, "0x01000001": P.VERSION_SKIP_CHECKSUM}
 
@@ -59,6 +60,8 @@ def register(commands: Any) -> None:
 
 
 def build_options(args: argparse.Namespace) -> DeviceOptions:
+    from adbwire.testing import DEVICE_FEATURES, DeviceOptions  # noqa: PLC0415 - slow import
+
     if not 0 <= args.port < 65536:
         raise UsageError("--port must be within 0..65535")
     if not 256 <= args.max_payload <= P.MAX_PAYLOAD:
@@ -95,6 +98,10 @@ def _trusted_keys(path: Path | None) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from adbwire.testing import SimulatedDevice  # noqa: PLC0415 - slow import
+    from adbwire.testing.scenario import load_scenario  # noqa: PLC0415
+    from adbwire.testing.userland import Userland  # noqa: PLC0415
+
     options = build_options(args)
     scenario = load_scenario(args.scenario)
 
