@@ -10,12 +10,17 @@ Each fixture is one session with a simulated device (the shipped default scenari
 (tests/wire/recording/test_protocol_fixtures.py). After writing a fixture it is replayed
 here too; a fixture that does not replay cleanly is recorded again (up to 3 times), then
 the script fails. Imported captures (protocol_fixtures/imported/*.pcap) are re-imported.
+
+`mcp-FAMILY` fixtures (protocol_fixtures/mcp/) are MCP sessions through `adbwire serve
+--simulate` that call every tool of a family as protocol_fixtures/mcp/plan.json says;
+FAMILY.calls.json keeps the calls and their results, and a replay must give the same.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import socket
 import sys
 import tempfile
@@ -25,7 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import anyio
+
 from adbwire.errors import AdbwireError
+from adbwire.mcp.client_session import ToolStep, run_steps, serve_session
 from adbwire.testing import DEVICE_FEATURES, DeviceOptions, running_device
 from adbwire.testing.userland.android.apk import build_apk
 from adbwire.wire import packets as P
@@ -34,7 +42,7 @@ from adbwire.wire.connection import Connection
 from adbwire.wire.keys import AdbKey, generate_key
 from adbwire.wire.pcap import import_capture
 from adbwire.wire.recording import ORIGIN_SIMULATED, RecordingTransport
-from adbwire.wire.recording.calls import as_json_bytes, perform_and_note
+from adbwire.wire.recording.calls import as_json_bytes, from_json_bytes, perform_and_note
 from adbwire.wire.recording.host_driver import verify_fixture
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport
@@ -42,6 +50,7 @@ from adbwire.wire.transport import TcpTransport
 ROOT = Path(__file__).resolve().parents[1] / "protocol_fixtures"
 SIMULATED = ROOT / "simulated"
 IMPORTED = ROOT / "imported"
+MCP = ROOT / "mcp"
 ATTEMPTS = 3
 RESPONSE_DELAY = 0.005
 """Seconds the simulated device waits before each packet, so a command's exit never races
@@ -268,23 +277,116 @@ def reimport_captures() -> None:
         print(f"wrote {output.relative_to(ROOT.parent)}")
 
 
+# ------------------------------------------------------------------ MCP tool sessions
+# protocol_fixtures/mcp/plan.json lists, per tool family, the calls of one MCP session on
+# the simulated device; FAMILY.jsonl is its recording and FAMILY.calls.json the calls with
+# their results, which tests/mcp/test_fixtures_replay.py compares on a replay.
+
+
+def mcp_plan() -> dict[str, dict[str, Any]]:
+    families: dict[str, dict[str, Any]] = json.loads((MCP / "plan.json").read_text())["families"]
+    return families
+
+
+def local_files(plan: dict[str, Any]) -> dict[str, Any]:
+    """The family's files for the local root, as JSON bytes ({"apk": PACKAGE}: built here)."""
+    found: dict[str, Any] = {}
+    for name, content in plan.get("files", {}).items():
+        apk = content.get("apk")
+        found[name] = as_json_bytes(build_apk(apk, version_code=3)) if apk else content
+    return found
+
+
+def free_port() -> int:
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port: int = probe.getsockname()[1]
+        return port
+
+
+async def mcp_outcomes(source: dict[str, Any], sidecar: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run the sidecar's calls in an MCP session on `source` (simulate=... or replay=...)."""
+    steps = [ToolStep.from_json(call) for call in sidecar["calls"]]
+    with tempfile.TemporaryDirectory(prefix="adbwire-root-") as folder:
+        for name, content in sidecar["local_files"].items():
+            (Path(folder) / name).write_bytes(from_json_bytes(content))
+        async with serve_session(
+            **source,
+            profile="full",
+            allow_destructive=True,
+            local_root=folder if sidecar["local_files"] else None,
+            mode=sidecar["mode"],
+        ) as session:
+            listed = await session.call_tool("list_devices", {})
+            values = {
+                "serial": (listed.structured_content or {})["devices"][0]["serial"],
+                "local_root": folder,
+                "free_port": free_port(),
+            }
+            bindings = {name: values[name] for name in sidecar["bindings"]}
+            return await run_steps(session, steps, bindings)
+
+
+def make_mcp(family: str) -> None:
+    plan = mcp_plan()[family]
+    path, sidecar_path = MCP / f"{family}.jsonl", MCP / f"{family}.calls.json"
+    note = (
+        f"MCP session: {plan['description']} (scripts/make_fixtures.py mcp-{family}: adbwire "
+        f"serve --simulate, default scenario); calls and results: {sidecar_path.name}"
+    )
+    files = local_files(plan)
+    sidecar: dict[str, Any] = {
+        "adbwire_mcp_calls": 1,
+        "fixture": path.name,
+        "note": note,
+        "mode": plan.get("mode", "auto"),
+        "bindings": ["serial", *(["local_root"] if files else []), *plan.get("bindings", [])],
+        "local_files": files,
+        "calls": [ToolStep.from_json(step).as_json() for step in plan["steps"]],
+    }
+    for attempt in range(1, ATTEMPTS + 1):
+        sidecar["calls"] = anyio.run(
+            mcp_outcomes, {"simulate": True, "record": path, "note": note}, sidecar
+        )
+        replayed: list[Any]
+        try:
+            replayed = anyio.run(mcp_outcomes, {"replay": path}, sidecar)
+        except AdbwireError as exc:
+            replayed = [str(exc)]
+        if replayed == sidecar["calls"]:
+            sidecar_path.write_text(json.dumps(sidecar, indent=1, ensure_ascii=False) + "\n")
+            print(f"wrote {path.relative_to(ROOT.parent)} and {sidecar_path.name}")
+            return
+        pairs = zip(sidecar["calls"], replayed, strict=False)
+        diff = [(a, b) for a, b in pairs if a != b][:1] or replayed
+        print(f"mcp-{family}: attempt {attempt} replays differently: {diff}", file=sys.stderr)
+    raise SystemExit(f"mcp-{family}: giving up after {ATTEMPTS} attempts")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="fixtures to make (default: all)")
     parser.add_argument("--list", action="store_true", help="list the fixtures and exit")
     args = parser.parse_args()
+    families = {f"mcp-{family}": plan["description"] for family, plan in mcp_plan().items()}
     if args.list:
-        for name, spec in SPECS.items():
-            print(f"{name:16} {spec.description}")
+        for name, description in [
+            *((n, s.description) for n, s in SPECS.items()),
+            *families.items(),
+        ]:
+            print(f"{name:16} {description}")
         return
-    unknown = [name for name in args.names if name not in SPECS]
+    unknown = [name for name in args.names if name not in SPECS and name not in families]
     if unknown:
         raise SystemExit(f"unknown fixtures: {', '.join(unknown)} (see --list)")
     SIMULATED.mkdir(parents=True, exist_ok=True)
+    MCP.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="adbwire-fixtures-") as folder:
         key = generate_key(Path(folder) / "adbkey", comment="fixtures@adbwire")
-        for name in args.names or list(SPECS):
-            make(name, key)
+        for name in args.names or [*SPECS, *families]:
+            if name in families:
+                make_mcp(name.removeprefix("mcp-"))
+            else:
+                make(name, key)
     if not args.names:
         reimport_captures()
 

@@ -36,7 +36,7 @@ ARGV_CASES = [
     "a#not-comment # a comment",
     '"multi\nline"',
     "tab\\\tsep 'glob * ? [x]'",
-    "$((",
+    '$((1+2*3)) $(( (7-2) % 3 )) $((-7/2)) $((-7%2)) $((0x10)) x$((3>2))y "$((4 <= 2))"',
 ]
 _HOST_SH = shutil.which("sh")
 
@@ -46,7 +46,7 @@ def _argv_via_userland(userland: Userland, line: str) -> str:
 
 
 @pytest.mark.skipif(_HOST_SH is None, reason="no host POSIX shell to use as an oracle")
-@pytest.mark.parametrize("line", [c for c in ARGV_CASES if c != "$(("])
+@pytest.mark.parametrize("line", ARGV_CASES)
 def test_words_split_exactly_as_a_posix_shell_splits_them(tmp_path: Path, line: str) -> None:
     userland = make_userland(tmp_path)
     assert _HOST_SH is not None
@@ -59,12 +59,6 @@ def test_words_split_exactly_as_a_posix_shell_splits_them(tmp_path: Path, line: 
         cwd=tmp_path,
     ).stdout
     assert _argv_via_userland(userland, line) == expected
-
-
-def test_unsupported_arithmetic_is_a_syntax_error(tmp_path: Path) -> None:
-    result = run(make_userland(tmp_path), "echo $((1+1))")
-    assert result.status == 1
-    assert result.err.startswith("/system/bin/sh: syntax error:")
 
 
 NASTY = [

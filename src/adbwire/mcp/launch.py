@@ -91,10 +91,11 @@ def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
     registry = DeviceRegistry(keys, timeouts=options.timeouts)
     audit_path = None if options.no_audit else (options.audit_log or state_dir() / "audit.jsonl")
     app = App(policy=policy, devices=registry, audit=AuditLog(audit_path), transport=transport)
-    with contextlib.ExitStack() as stack:
-        stack.callback(app.close)
+    # The app (its device connections, recordings) closes before the simulated device
+    # stops, so a recording ends with the host closing, as a real session does.
+    with contextlib.ExitStack() as simulator, contextlib.closing(app):
         if options.simulate:
-            address = stack.enter_context(_simulated_device())
+            address = simulator.enter_context(_simulated_device())
             registry.add_tcp(address, kind="simulated", keys=list, wrap=wrap)
             print(f"adbwire: simulated device at {address}", file=sys.stderr)
         if options.replay is not None:

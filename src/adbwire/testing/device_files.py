@@ -1,112 +1,66 @@
 """The simulated device's file tree, kept in a real host directory (memory stays constant).
 
-Device paths are absolute POSIX paths. Symbolic links inside the tree are resolved here,
-component by component, with absolute targets taken relative to the tree's root: no path,
-however many `..` or links it holds, ever reaches outside the root. `/sdcard` is such a link
-to `/storage/emulated/0`, as on a real device, so `lstat` and `stat` differ there too.
+Device paths are absolute POSIX paths, resolved here component by component as Linux's
+path_resolution(7) does: symbolic links are followed (absolute targets taken relative to the
+tree's root, so no path, however many `..` or links it holds, ever reaches outside it), a
+name longer than 255 bytes is ENAMETOOLONG, and a trailing slash names a directory: `link/`
+follows the link even where the last link would not be followed. `/sdcard` is a link to
+`/storage/emulated/0`, as on a real device, so `lstat` and `stat` differ there too. Every
+failure is an FsError with the device's errno, never a host OSError.
 """
 
 from __future__ import annotations
 
-import errno
+import functools
 import io
 import os
 import shutil
 import stat as stat_module
 import threading
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Final
+from typing import TYPE_CHECKING, BinaryIO, Concatenate, Final, ParamSpec, TypeVar
+
+from adbwire.testing.fs_types import FileStat, FsError, ParentDirError, fs_error
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["DeviceFiles", "FileStat", "FsError"]
+__all__ = ["DeviceFiles", "FileStat", "FsError", "ParentDirError"]
 
 MAX_SYMLINK_HOPS: Final = 40
+NAME_MAX: Final = 255
+PATH_MAX: Final = 4096
 SDCARD: Final = "/sdcard"
 PRIMARY_STORAGE: Final = "/storage/emulated/0"
 SKELETON: Final = ("/data/local/tmp", PRIMARY_STORAGE, "/system", "/vendor")
 
-_MESSAGES: Final = {
-    "ENOENT": "No such file or directory",
-    "EACCES": "Permission denied",
-    "EROFS": "Read-only file system",
-    "ENOTDIR": "Not a directory",
-    "EISDIR": "Is a directory",
-    "ENOSPC": "No space left on device",
-    "EEXIST": "File exists",
-    "ENOTEMPTY": "Directory not empty",
-    "ELOOP": "Too many symbolic links encountered",
-    "EINVAL": "Invalid argument",
-    "EPERM": "Operation not permitted",
-}
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
-class FsError(Exception):
-    """A file operation failed the way it would on the device (errno name + strerror text)."""
+def _device_errors(
+    method: Callable[Concatenate[DeviceFiles, str, _P], _R],
+) -> Callable[Concatenate[DeviceFiles, str, _P], _R]:
+    """Whatever host OSError a method meets becomes the device's FsError for its path."""
 
-    def __init__(self, errno_name: str, message: str, path: str) -> None:
-        super().__init__(f"{path}: {message}")
-        self.errno_name = errno_name
-        self.message = message
-        self.path = path
+    @functools.wraps(method)
+    def wrapper(self: DeviceFiles, device_path: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, device_path, *args, **kwargs)
+        except OSError as error:
+            raise fs_error(error, device_path) from error
 
-    @classmethod
-    def of(cls, errno_name: str, path: str) -> FsError:
-        return cls(errno_name, _MESSAGES.get(errno_name, errno_name), path)
-
-    @property
-    def errno(self) -> int:
-        """The Linux errno number (what stat_v2 puts on the wire)."""
-        return int(getattr(errno, self.errno_name, errno.EIO))
+    return wrapper
 
 
-@dataclass(frozen=True)
-class FileStat:
-    mode: int
-    size: int
-    mtime: int
-    atime: int
-    ctime: int
-    uid: int
-    gid: int
-    dev: int
-    ino: int
-    nlink: int
-
-    @classmethod
-    def from_os(cls, st: os.stat_result) -> FileStat:
-        return cls(
-            mode=st.st_mode,
-            size=st.st_size,
-            mtime=int(st.st_mtime),
-            atime=int(st.st_atime),
-            ctime=int(st.st_ctime),
-            uid=st.st_uid,
-            gid=st.st_gid,
-            dev=st.st_dev,
-            ino=st.st_ino,
-            nlink=st.st_nlink,
-        )
-
-    @property
-    def is_dir(self) -> bool:
-        return stat_module.S_ISDIR(self.mode)
-
-    @property
-    def is_file(self) -> bool:
-        return stat_module.S_ISREG(self.mode)
-
-    @property
-    def is_symlink(self) -> bool:
-        return stat_module.S_ISLNK(self.mode)
+def _byte_length(text: str) -> int:
+    return len(text.encode("utf-8", errors="surrogateescape"))
 
 
-def _fs_error(error: OSError, path: str) -> FsError:
-    name = errno.errorcode.get(error.errno or errno.EIO, "EIO")
-    return FsError(name, _MESSAGES.get(name, error.strerror or name), path)
+def names_directory(device_path: str) -> bool:
+    """Whether the path ends in a slash (after a name): Linux then wants a directory."""
+    return device_path.endswith("/") and bool(device_path.strip("/"))
 
 
 class _CappedFile(io.FileIO):
@@ -129,7 +83,7 @@ class _CappedFile(io.FileIO):
             while written < size:
                 written += super().write(view[written:]) or 0
         except OSError as error:
-            raise _fs_error(error, self.device_path) from error
+            raise fs_error(error, self.device_path) from error
         return written
 
 
@@ -156,11 +110,19 @@ class DeviceFiles:
 
     # ---- path resolution -------------------------------------------------------------
 
+    @_device_errors
     def resolve(self, device_path: str, *, follow: bool = True) -> str:
         """The canonical device path, with every symlink (but maybe the last) resolved."""
         if not device_path.startswith("/"):
             raise FsError.of("ENOENT", device_path)
-        pending = [part for part in reversed(device_path.split("/")) if part]
+        if "\0" in device_path:
+            raise FsError.of("EINVAL", device_path)
+        if _byte_length(device_path) >= PATH_MAX:
+            raise FsError.of("ENAMETOOLONG", device_path)
+        parts = [part for part in device_path.split("/") if part]
+        if names_directory(device_path):
+            parts.append(".")  # "name/" is "name/.": a link there is followed
+        pending = parts[::-1]
         resolved: list[str] = []
         hops = 0
         while pending:
@@ -171,6 +133,8 @@ class DeviceFiles:
                 if resolved:
                     resolved.pop()
                 continue
+            if _byte_length(name) > NAME_MAX:
+                raise FsError.of("ENAMETOOLONG", device_path)
             candidate = [*resolved, name]
             host = self.root.joinpath(*candidate)
             if (pending or follow) and host.is_symlink():
@@ -211,12 +175,10 @@ class DeviceFiles:
 
     # ---- queries -----------------------------------------------------------------------
 
+    @_device_errors
     def stat(self, device_path: str, *, follow: bool = True) -> FileStat:
-        host = self.host_path(device_path, follow=follow)
-        try:
-            return FileStat.from_os(host.lstat())
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        """stat(2), or lstat(2) with follow=False (but `link/` is always followed)."""
+        return FileStat.from_os(self.host_path(device_path, follow=follow).lstat())
 
     def exists(self, device_path: str, *, follow: bool = True) -> bool:
         try:
@@ -225,26 +187,20 @@ class DeviceFiles:
             return False
         return True
 
+    @_device_errors
     def listdir(self, device_path: str) -> list[tuple[str, FileStat]]:
         host = self.host_path(device_path)
-        try:
-            names = sorted(os.listdir(host))
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
         entries: list[tuple[str, FileStat]] = []
-        for name in names:
+        for name in sorted(os.listdir(host)):
             try:
                 entries.append((name, FileStat.from_os((host / name).lstat())))
             except OSError:
                 continue  # vanished meanwhile
         return entries
 
+    @_device_errors
     def readlink(self, device_path: str) -> str:
-        host = self.host_path(device_path, follow=False)
-        try:
-            return os.readlink(host)
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        return os.readlink(self.host_path(device_path, follow=False))
 
     def read_bytes(self, device_path: str) -> bytes:
         with self.open_read(device_path) as f:
@@ -257,9 +213,8 @@ class DeviceFiles:
     def _file_sizes(self) -> Iterator[int]:
         for directory, _dirs, files in os.walk(self.root):
             for name in files:
-                path = os.path.join(directory, name)
                 try:
-                    st = os.lstat(path)
+                    st = os.lstat(os.path.join(directory, name))
                 except OSError:
                     continue
                 if stat_module.S_ISREG(st.st_mode):
@@ -267,104 +222,124 @@ class DeviceFiles:
 
     # ---- reading and writing -----------------------------------------------------------
 
+    @_device_errors
     def open_read(self, device_path: str) -> BinaryIO:
         host = self.host_path(device_path)
         if host.is_dir():
             raise FsError.of("EISDIR", device_path)
-        try:
-            return open(host, "rb")
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        return open(host, "rb")
 
+    @_device_errors
     def open_write(self, device_path: str, mode: int) -> BinaryIO:
-        """Create or truncate a file, making its parent directories first (fixed_push_mkdir)."""
-        host = self._writable_host_path(device_path)
-        if host.is_dir():
+        """Create or truncate a file, making missing parent directories first (adbd's
+        fixed_push_mkdir). Failing to make them raises ParentDirError."""
+        canonical = self.resolve(device_path)
+        host = self._host(canonical)
+        if host.is_dir() or names_directory(device_path):
             raise FsError.of("EISDIR", device_path)
-        self._make_parents(host, device_path)
+        parent_missing = not host.parent.is_dir()
+        if self._under_read_only(canonical):
+            raise (ParentDirError if parent_missing else FsError).of("EROFS", device_path)
+        if parent_missing:
+            self._make_parents(host, device_path)
         budget: int | None = None
         with self._lock:
             if self.capacity_bytes is not None:
                 current = host.stat().st_size if host.is_file() else 0
                 budget = max(0, self.capacity_bytes - (self.usage_bytes() - current))
-            try:
-                file = _CappedFile(host, device_path, budget)
-            except OSError as error:
-                raise _fs_error(error, device_path) from error
-        os.chmod(host, stat_module.S_IMODE(mode))
+            file = _CappedFile(host, device_path, budget)
+        try:
+            os.chmod(host, stat_module.S_IMODE(mode))
+        except OSError:
+            file.close()
+            raise
         return file
+
+    def write_file(self, device_path: str, data: bytes, mode: int = 0o100666) -> None:
+        """Write a whole file as a device process would (read-only partitions refuse)."""
+        with self.open_write(device_path, mode) as file:
+            file.write(data)
 
     def _make_parents(self, host: Path, device_path: str) -> None:
         try:
             host.parent.mkdir(parents=True, exist_ok=True)
-        except FileExistsError as error:
-            raise FsError.of("ENOTDIR", device_path) from error
-        except NotADirectoryError as error:
-            raise FsError.of("ENOTDIR", device_path) from error
+        except (FileExistsError, NotADirectoryError) as error:
+            raise ParentDirError.of("ENOTDIR", device_path) from error
         except OSError as error:
-            raise _fs_error(error, device_path) from error
+            raise fs_error(error, device_path, ParentDirError) from error
 
+    @_device_errors
     def set_mtime(self, device_path: str, mtime: int) -> None:
         """Set atime and mtime of the path itself (a link is not followed, like lutimes)."""
         host = self._writable_host_path(device_path, follow=False)
-        try:
-            os.utime(host, (mtime, mtime), follow_symlinks=False)
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        os.utime(host, (mtime, mtime), follow_symlinks=False)
 
+    @_device_errors
     def chmod(self, device_path: str, mode: int) -> None:
-        host = self._writable_host_path(device_path)
-        try:
-            os.chmod(host, stat_module.S_IMODE(mode))
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        os.chmod(self._writable_host_path(device_path), stat_module.S_IMODE(mode))
 
+    @_device_errors
     def mkdir(self, device_path: str, *, parents: bool = False) -> None:
         host = self._writable_host_path(device_path)
         try:
             host.mkdir(parents=parents, exist_ok=parents)
         except FileExistsError as error:
             raise FsError.of("EEXIST", device_path) from error
-        except FileNotFoundError as error:
-            raise FsError.of("ENOENT", device_path) from error
-        except NotADirectoryError as error:
-            raise FsError.of("ENOTDIR", device_path) from error
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
         if parents and not host.is_dir():
             raise FsError.of("EEXIST", device_path)
 
+    @_device_errors
     def remove(self, device_path: str, *, recursive: bool = False) -> None:
+        """unlink(2) a file or link, rmdir(2) a directory (or remove a whole tree)."""
+        if (
+            names_directory(device_path)
+            and self.stat(device_path.rstrip("/"), follow=False).is_symlink
+        ):
+            raise FsError.of("ENOTDIR", device_path)  # "link/" is the directory, not the link
         host = self._writable_host_path(device_path, follow=False)
-        try:
-            if host.is_symlink() or not host.is_dir():
-                host.unlink()
-            elif recursive:
-                shutil.rmtree(host)
-            else:
-                host.rmdir()
-        except FileNotFoundError as error:
-            raise FsError.of("ENOENT", device_path) from error
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        if host.is_symlink() or not host.is_dir():
+            host.unlink()
+        elif recursive:
+            shutil.rmtree(host)
+        else:
+            host.rmdir()
 
+    @_device_errors
+    def rename(self, device_path: str, new_path: str) -> None:
+        """rename(2): neither a link at `device_path` nor one at `new_path` is followed."""
+        source = self._writable_host_path(device_path, follow=False)
+        if not source.exists() and not source.is_symlink():
+            raise FsError.of("ENOENT", device_path)
+        try:
+            target = self._writable_host_path(new_path, follow=False)
+        except FsError as error:
+            raise FsError(error.errno_name, error.message, device_path) from error
+        os.rename(source, target)
+
+    @_device_errors
     def symlink(self, device_path: str, target: str) -> None:
         """Create a symbolic link at device_path pointing to target (device semantics)."""
-        host = self._writable_host_path(device_path, follow=False)
-        self._make_parents(host, device_path)
-        try:
-            os.symlink(target, host)
-        except OSError as error:
-            raise _fs_error(error, device_path) from error
+        if names_directory(device_path):
+            raise FsError.of("EEXIST" if self.exists(device_path) else "ENOENT", device_path)
+        canonical = self.resolve(device_path, follow=False)
+        host = self._host(canonical)
+        parent_missing = not host.parent.is_dir()
+        if self._under_read_only(canonical):
+            raise (ParentDirError if parent_missing else FsError).of("EROFS", device_path)
+        if parent_missing:
+            self._make_parents(host, device_path)
+        os.symlink(target, host)
 
     # ---- scenario set-up helpers (they ignore read_only, as a system image would) -------
 
+    @_device_errors
     def write_bytes(self, device_path: str, data: bytes, mode: int = 0o100644) -> None:
         host = self.host_path(device_path)
         self._make_parents(host, device_path)
         host.write_bytes(data)
         os.chmod(host, stat_module.S_IMODE(mode))
 
+    @_device_errors
     def make_sparse(self, device_path: str, size: int) -> None:
         """A file of `size` bytes that takes no disk space (for >4 GiB stat_v2 tests)."""
         host = self.host_path(device_path)

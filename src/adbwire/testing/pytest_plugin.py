@@ -1,6 +1,6 @@
 """pytest plugin (entry point `pytest11`): devices for your own tests, with no phone in CI.
 
-Three fixtures, available once adbwire is installed::
+Fixtures, available once adbwire is installed::
 
     def test_model(adbwire_session):
         client = adbwire_session("tests/fixtures/model.jsonl")
@@ -14,8 +14,20 @@ Three fixtures, available once adbwire is installed::
 - `adbwire_replay(fixture, strict=True)`: always a replay.
 - `adbwire_simulator`: a running simulated device (`adbwire.testing.SimulatedDevice`, the
   default scenario, no authentication); `adbwire_simulated_client`: a client on it.
+- `adbwire_mcp(fixture=None, **options)`: an MCP client session against ``adbwire serve``
+  (in memory, the real server) on a replay of `fixture` — recorded instead with
+  `--adbwire-record`, like `adbwire_session` — or, without a fixture, on a fresh simulated
+  device. Use it in an async test (pytest-asyncio, or anyio's ``@pytest.mark.anyio``)::
 
-Every client and device is closed when the test ends.
+      async def test_notes(adbwire_mcp):
+          async with adbwire_mcp("tests/fixtures/notes.jsonl") as session:
+              assert not (await session.call_tool("launch_app", {"package": "a.b"})).is_error
+
+  Options are `adbwire.mcp.client_session.serve_session`'s (`profile`,
+  `allow_destructive`, `local_root`, `mode`, `elicitation`, `strict`).
+
+Every client and device is closed when the test ends (an MCP session: when its `async
+with` ends).
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from adbwire.mcp.client_session import SessionFactory as McpSessionFactory
     from adbwire.testing import SimulatedDevice
     from adbwire.wire.client import AdbClient
 
@@ -126,3 +139,15 @@ def adbwire_session(request: pytest.FixtureRequest) -> Iterator[SessionFactory]:
             return _recording_client(target, Path(path), note, stack)
 
         yield session
+
+
+@pytest.fixture
+def adbwire_mcp(request: pytest.FixtureRequest) -> McpSessionFactory:
+    """`adbwire_mcp(path)`: an MCP session on a replay of `path` (or, with --adbwire-record,
+    recording it); `adbwire_mcp()`: on a simulated device. Each is an async context manager."""
+    # adbwire.mcp owns everything MCP (only it may import the SDK); this only hands it over.
+    from adbwire.mcp.client_session import SessionFactory  # noqa: PLC0415
+
+    target: str | None = request.config.getoption(RECORD_OPTION)
+    note: str = request.config.getoption("--adbwire-note") or f"recorded by {request.node.nodeid}"
+    return SessionFactory(record=target, note=note)

@@ -87,3 +87,64 @@ def test_record_once_then_replay(tmp_path: Path) -> None:
     assert '"origin": "simulated device", "note": "ci"' in fixture.read_text()
     replayed = run_pytest(tmp_path, source)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+
+
+MCP_FLOW = """
+    import pytest
+
+    @pytest.mark.anyio
+    async def test_flow(adbwire_mcp):
+        async with adbwire_mcp("fixtures/mcp-flow.jsonl") as session:
+            model = await session.call_tool("get_property", {"name": "ro.product.model"})
+            assert model.structured_content["value"] == "sdk_gphone64_x86_64"
+
+    @pytest.mark.anyio
+    async def test_live_simulator(adbwire_mcp):
+        async with adbwire_mcp(profile="read-only") as session:
+            names = {tool.name for tool in (await session.list_tools()).tools}
+            assert "get_property" in names and "set_property" not in names
+"""
+
+
+def test_an_mcp_flow_records_once_then_replays(tmp_path: Path) -> None:
+    recorded = run_pytest(tmp_path, MCP_FLOW, "--adbwire-record=simulated")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert "2 passed" in recorded.stdout
+    header = (tmp_path / "fixtures" / "mcp-flow.jsonl").read_text().split("\n", 1)[0]
+    assert '"origin": "simulated device"' in header
+    assert '"note": "recorded by test_user.py::test_flow[asyncio]"' in header
+    replayed = run_pytest(tmp_path, MCP_FLOW)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "2 passed" in replayed.stdout
+
+
+SHIPPED = LIBRARY / "mcp" / "properties.jsonl"
+
+
+def test_a_shipped_fixture_in_a_users_suite_and_what_straying_does(tmp_path: Path) -> None:
+    source = f"""
+        FIXTURE = {str(SHIPPED)!r}
+        MODEL = {{"name": "ro.product.model"}}
+
+        async def test_whole_fixture(adbwire_mcp):
+            async with adbwire_mcp(FIXTURE) as session:
+                assert not (await session.call_tool("get_property", MODEL)).is_error
+                await session.call_tool("list_properties", {{"prefix": "ro.build.version."}})
+                await session.call_tool("set_property", {{"name": "debug.layout", "value": "true"}})
+
+        async def test_other_request(adbwire_mcp):
+            async with adbwire_mcp(FIXTURE) as session:
+                result = await session.call_tool("get_property", {{"name": "ro.product.brand"}})
+                assert not result.is_error, result.structured_content["error"]["message"]
+
+        async def test_stops_early(adbwire_mcp):
+            async with adbwire_mcp(FIXTURE) as session:
+                await session.call_tool("get_property", MODEL)
+    """
+    done = run_pytest(tmp_path, source, "-o", "asyncio_mode=auto")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "2 failed, 1 passed" in done.stdout
+    assert "the client opened 'shell,v2,raw:getprop ro.product.brand'" in done.stdout
+    assert (
+        "ReplayMismatchError" in done.stdout and "did not use all of the recording" in done.stdout
+    )

@@ -34,10 +34,6 @@ def test_missing_path_is_a_clear_error_naming_it(sync_device: SyncDevice) -> Non
 
 
 def test_stat_follows_links_and_lstat_does_not(sync_device: SyncDevice) -> None:
-    if sync_device.version == "v1":
-        # v1 follows a link as adb does: lstat("link/"). Linux follows a link named with a
-        # trailing slash; the simulator's DeviceFiles.resolve drops the slash (reported).
-        pytest.xfail("simulator: lstat('link/') does not follow the link")
     connection = sync_device.client.connection
     assert sync.stat(connection, "/sdcard").is_dir
     assert sync.lstat(connection, "/sdcard").is_symlink

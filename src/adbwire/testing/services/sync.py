@@ -45,7 +45,8 @@ def open_sync(context: ServiceContext) -> ServiceHandler:
 
 
 def _device_path(raw: bytes) -> str:
-    path = raw.decode("utf-8", errors="surrogateescape")
+    # adbd reads the path as a C string: a NUL ends it.
+    path = raw.split(b"\0", 1)[0].decode("utf-8", errors="surrogateescape")
     return path if path.startswith("/") or not path else "/" + path  # adbd's cwd is /
 
 

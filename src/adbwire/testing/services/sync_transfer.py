@@ -14,7 +14,7 @@ import stat as stat_module
 import struct
 from typing import BinaryIO, Final
 
-from adbwire.testing.device_files import DeviceFiles, FsError
+from adbwire.testing.device_files import DeviceFiles, FsError, ParentDirError
 from adbwire.testing.stream import DeviceStream
 
 __all__ = ["do_recv_v1", "do_recv_v2", "do_send_v1", "do_send_v2", "send_fail"]
@@ -127,7 +127,9 @@ def _receive_file(
         try:
             sink.file = files.open_write(path, stat_module.S_IFREG | permissions)
         except FsError as error:
-            send_fail(stream, f"couldn't create file: {error.message}")
+            parents = isinstance(error, ParentDirError)
+            what = "secure_mkdirs() failed" if parents else "couldn't create file"
+            send_fail(stream, f"{what}: {error.message}")
             _fail_drain(stream, files, path, do_unlink=False)
             return None
     try:
@@ -196,7 +198,8 @@ def _receive_link(
         try:
             files.symlink(path, target)
         except FsError as error:
-            send_fail(stream, f"symlink failed: {error.message}")
+            what = "secure_mkdirs failed" if isinstance(error, ParentDirError) else "symlink failed"
+            send_fail(stream, f"{what}: {error.message}")
             return None
     message_id, timestamp = MESSAGE.unpack(stream.read_exact(MESSAGE.size))
     if message_id != b"DONE":

@@ -77,6 +77,7 @@ class Userland:
             for package in list(state.packages):
                 state.force_stop(package)
             state.nav.home()
+            state.power.awake = True
             state.logs.clear(("main", "system", "crash", "events", "radio", "kernel"))
             state.properties["sys.boot.reason"] = f"reboot,{mode}" if mode else "reboot"
             state.root = False

@@ -84,7 +84,7 @@ class Device:
         """The current screen as (width, height, PNG bytes), or RGBA pixels when raw."""
         width, height = self.scenario.display.width, self.scenario.display.height
         visit = self.state.current()
-        if visit is None or visit.screen.secure:
+        if visit is None or visit.screen.secure or not self.state.power.awake:
             canvas = Canvas(width, height, (0, 0, 0, 255), [])
             return width, height, canvas.rgba() if raw else canvas.png()
         key = (visit.screen.id, visit.keyboard, raw)

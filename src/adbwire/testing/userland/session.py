@@ -28,6 +28,7 @@ def run_command_line(
 def interactive(device: Device, io: ProcessIO, streams: Streams, *, pty: bool) -> int:
     """`adb shell` with no command: read lines, run each complete command, until EOF/exit."""
     shell = new_shell(device, lambda: io.cancelled)
+    shell.interactive = True
     pending = ""
     buffered = b""
 

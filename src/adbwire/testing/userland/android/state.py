@@ -17,6 +17,7 @@ from adbwire.testing.scenario import ActivitySpec, ProcessSpec, Scenario
 from adbwire.testing.userland.android.logs import LogStore
 from adbwire.testing.userland.android.navigation import Navigator, Visit
 from adbwire.testing.userland.android.packages import InstalledPackage, short_component
+from adbwire.testing.userland.android.power import PowerState
 
 SHELL_UID = 2000
 DEFAULT_BATTERY: dict[str, int | bool | str] = {
@@ -91,6 +92,8 @@ class AndroidState:
         self.display_size_override: tuple[int, int] | None = None
         self.density_override: int | None = None
         self.root = False
+        boot_ms = int(scenario.uptime_seconds * 1000)
+        self.power = PowerState(last_wake_ms=max(0, boot_ms - 25_000))
         self.nav = Navigator(scenario, self._on_show)
         for spec in scenario.packages:
             if spec.running:

@@ -11,14 +11,16 @@ from adbwire.testing.userland.commands import (
     input,
     logcat,
     packages,
+    paths,
     screen,
     system,
     text,
+    toybox,
 )
 from adbwire.testing.userland.shell.interp import CommandFn
 
-_FAMILIES = (basic, files, filestat, text, system, packages, activity, dumpsys, input, screen,
-             logcat)  # fmt: skip
+_FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
+             screen, logcat, toybox)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

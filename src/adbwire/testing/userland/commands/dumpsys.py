@@ -1,9 +1,10 @@
-"""`dumpsys SERVICE [ARGS]`: window, activity, package, input_method, battery."""
+"""`dumpsys SERVICE [ARGS]`: window, activity, package, input_method, battery, power."""
 
 from __future__ import annotations
 
 from adbwire.testing.userland.android.state import AndroidState
 from adbwire.testing.userland.commands.dumpsys_package import dump_packages
+from adbwire.testing.userland.commands.dumpsys_power import dump_power
 from adbwire.testing.userland.commands.dumpsys_window import (
     IME_PACKAGE,
     dump_activities,
@@ -12,7 +13,7 @@ from adbwire.testing.userland.commands.dumpsys_window import (
 )
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
-SERVICES = ("activity", "battery", "input_method", "package", "window")
+SERVICES = ("activity", "battery", "input_method", "package", "power", "window")
 _BATTERY_LABELS = (
     ("ac_powered", "AC powered"),
     ("usb_powered", "USB powered"),
@@ -102,7 +103,7 @@ def dump_input_method(state: AndroidState) -> str:
                 f"  mShowRequested={shown} mShowExplicitlyRequested=false mShowForced=false "
                 f"mInputShown={shown}",
                 "  mInFullscreenMode=false",
-                "  mSystemReady=true mInteractive=true",
+                f"  mSystemReady=true mInteractive={str(state.power.awake).lower()}",
             ]
         )
         + "\n"
@@ -150,6 +151,8 @@ def _dump(state: AndroidState, service: str, args: list[str]) -> str:
             return dump_packages(state, package)
         if service == "input_method":
             return dump_input_method(state)
+        if service == "power":
+            return dump_power(state)
         return dump_battery(state)
 
 

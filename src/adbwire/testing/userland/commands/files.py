@@ -215,7 +215,7 @@ def touch(inv: Invocation) -> int:
             try:
                 files.stat(path)
             except FsError:
-                files.write_bytes(path, b"", 0o100666)
+                files.write_file(path, b"", 0o100666)
             files.set_mtime(path, now)
         except FsError as exc:
             return inv.fail(f"'{operand}': {exc.message}")
@@ -248,10 +248,32 @@ def cp(inv: Invocation) -> int:
 
 
 def mv(inv: Invocation) -> int:
-    status = cp(inv)
-    if status == 0:
-        operands = [a for a in inv.args if not a.startswith("-")]
-        inv.device.files.remove(inv.path(operands[0]), recursive=False)
+    """rename(2) each source onto the target (into it when it is a directory), as toybox."""
+    parsed = split_flags(inv, "fivnT")
+    if parsed is None:
+        return 1
+    flags, operands = parsed
+    if len(operands) < 2:
+        return inv.fail("Need 2 arguments")
+    *sources, target = operands
+    files = inv.device.files
+    into = "T" not in flags and files.exists(inv.path(target))
+    into = into and files.stat(inv.path(target)).is_dir
+    if len(sources) > 1 and not into:
+        return inv.fail(f"'{target}' not directory")
+    status = 0
+    for source in sources:
+        trimmed = source.rstrip("/") or source
+        destination = inv.path(target)
+        if into:
+            destination = posixpath.join(destination.rstrip("/"), posixpath.basename(trimmed))
+        if "n" in flags and files.exists(destination, follow=False):
+            continue
+        try:
+            files.rename(inv.path(trimmed), destination)
+        except FsError as exc:
+            inv.err(f"mv: bad '{source}': {exc.message}\n")
+            status = 1
     return status
 
 

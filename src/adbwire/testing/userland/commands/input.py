@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from adbwire.testing.userland.android.power import press_power_key
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 KEYCODES = {
@@ -112,6 +113,38 @@ def _ints(inv: Invocation, values: list[str]) -> list[int] | None:
         return None
 
 
+def _touch(inv: Invocation, verb: str, rest: list[str]) -> int:
+    """tap/press X Y and swipe/draganddrop X1 Y1 X2 Y2 [MS]; dropped while asleep."""
+    state = inv.device.state
+    nav = state.nav
+    if verb in ("tap", "press"):
+        coords = _ints(inv, rest[:2])
+        if coords is None or len(coords) != 2:
+            return _shell_exception(
+                inv, "tap", f'java.lang.NumberFormatException: For input string: "{" ".join(rest)}"'
+            )
+        with state.lock:
+            if state.power.awake:  # asleep, the input policy drops touches
+                nav.tap(coords[0], coords[1])
+        return 0
+    coords = _ints(inv, rest[:4])
+    if coords is None or len(coords) != 4:
+        inv.out(USAGE)
+        return 1
+    x1, y1, x2, y2 = coords
+    dx, dy = x2 - x1, y2 - y1
+    with state.lock:
+        if not state.power.awake:
+            pass
+        elif abs(dx) < 10 and abs(dy) < 10:
+            nav.tap(x1, y1)
+        elif abs(dy) >= abs(dx):
+            nav.swipe("up" if dy < 0 else "down")
+        else:
+            nav.swipe("left" if dx < 0 else "right")
+    return 0
+
+
 def input_command(inv: Invocation) -> int:
     args = list(inv.args)
     if args and args[0] in SOURCES:
@@ -150,32 +183,11 @@ def input_command(inv: Invocation) -> int:
         with state.lock:
             for name in names:
                 assert name is not None
-                nav.key(name)
+                if not press_power_key(state, name):
+                    nav.key(name)
         return 0
-    if verb in ("tap", "press"):
-        coords = _ints(inv, rest[:2])
-        if coords is None or len(coords) != 2:
-            return _shell_exception(
-                inv, "tap", f'java.lang.NumberFormatException: For input string: "{" ".join(rest)}"'
-            )
-        with state.lock:
-            nav.tap(coords[0], coords[1])
-        return 0
-    if verb in ("swipe", "draganddrop"):
-        coords = _ints(inv, rest[:4])
-        if coords is None or len(coords) != 4:
-            inv.out(USAGE)
-            return 1
-        x1, y1, x2, y2 = coords
-        dx, dy = x2 - x1, y2 - y1
-        with state.lock:
-            if abs(dx) < 10 and abs(dy) < 10:
-                nav.tap(x1, y1)
-            elif abs(dy) >= abs(dx):
-                nav.swipe("up" if dy < 0 else "down")
-            else:
-                nav.swipe("left" if dx < 0 else "right")
-        return 0
+    if verb in ("tap", "press", "swipe", "draganddrop"):
+        return _touch(inv, verb, rest)
     inv.err(f"Error: Unknown command: {verb}\n")
     inv.out(USAGE)
     return 1

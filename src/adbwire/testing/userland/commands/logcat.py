@@ -39,6 +39,7 @@ class _Options:
         self.buffers: list[str] = []
         self.fmt = "threadtime"
         self.dump = False
+        self.explicit_dump = False  # -d given: even -T dumps and exits
         self.clear = False
         self.follow_after_tail = False
         self.tail: int | None = None
@@ -113,7 +114,7 @@ def _parse(inv: Invocation) -> _Options | str:
         elif arg in ("-f", "--file", "-r", "-n"):
             args.pop(0)
         elif arg == "-d":
-            opts.dump = True
+            opts.dump = opts.explicit_dump = True
         elif arg == "-c":
             opts.clear = True
         elif arg == "-s":
@@ -124,6 +125,7 @@ def _parse(inv: Invocation) -> _Options | str:
             if not set(arg[1:]) <= set("dcsgD"):
                 return f"logcat: invalid option -- '{arg[1:]}'"
             opts.dump |= "d" in arg
+            opts.explicit_dump |= "d" in arg
             opts.clear |= "c" in arg
             opts.silent |= "s" in arg
         else:
@@ -191,7 +193,8 @@ def logcat(inv: Invocation) -> int:
 
     entries = store.entries(opts.buffers)
     last_seq = entries[-1].seq if entries else 0
-    if emit(_select(entries, opts, tags)) or (opts.dump and not opts.follow_after_tail):
+    ends = opts.explicit_dump or (opts.dump and not opts.follow_after_tail)
+    if emit(_select(entries, opts, tags)) or ends:
         return 0
     opts.tail = None
     opts.since = None

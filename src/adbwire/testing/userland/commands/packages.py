@@ -7,6 +7,7 @@ import traceback
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.android.install import install_apk_bytes
 from adbwire.testing.userland.android.packages import RUNTIME_PERMISSIONS, short_component
+from adbwire.testing.userland.commands.activity import parse_intent, resolve
 from adbwire.testing.userland.commands.dumpsys_package import dump_packages
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
@@ -215,13 +216,14 @@ def pm(inv: Invocation) -> int:
 
 
 def resolve_activity(inv: Invocation, args: list[str]) -> int:
-    package = next((a for a in args if not a.startswith("-") and "." in a), None)
-    app = inv.device.state.packages.get(package or "")
-    activity = app.launcher_activity() if app is not None else None
-    if app is None or activity is None:
+    """`resolve-activity [--brief] INTENT`: the intent is parsed as `am start` parses it (a
+    bare last argument is the package)."""
+    intent, _options = parse_intent(args)
+    found = resolve(inv, intent)
+    if isinstance(found, str):
         inv.out("No activity found\n")
         return 0
-    component = short_component(app.name, activity.name)
+    component = short_component(found[0], found[1].name)
     if "--brief" in args:
         inv.out(
             "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n"

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from adbwire.testing.device_files import FsError
-from adbwire.testing.userland.shell.lexer import CmdSub, Lit, Param, Word
+from adbwire.testing.userland.shell.arith import evaluate
+from adbwire.testing.userland.shell.lexer import Arith, CmdSub, Lit, Param, Word
 
 Segment = tuple[str, bool]  # (text, literal): literal text never splits and never globs
 IFS_WHITESPACE = " \t\n"
@@ -23,6 +24,8 @@ class ExpansionHost(Protocol):
     """What expansion needs from the shell that runs it."""
 
     def get_var(self, name: str) -> str | None: ...
+
+    def set_var(self, name: str, value: str) -> None: ...
 
     def special_param(self, name: str) -> str | None: ...
 
@@ -54,9 +57,12 @@ def expand_single(host: ExpansionHost, word: Word) -> str:
     return "".join(text for segments in fields for text, _ in segments)
 
 
-def _value(host: ExpansionHost, part: Param | CmdSub) -> str:
+def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
     if isinstance(part, CmdSub):
         return host.substitute(part.source)
+    if isinstance(part, Arith):
+        expression = "".join(p.text if isinstance(p, Lit) else _value(host, p) for p in part.parts)
+        return str(evaluate(expression, host))
     value = host.special_param(part.name)
     if value is None:
         value = host.get_var(part.name)

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Protocol, cast
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.process import BufferWriter, BytesReader, NullWriter, Streams
 from adbwire.testing.userland.shell import redirects
+from adbwire.testing.userland.shell.arith import ArithmeticFailure
+from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
 from adbwire.testing.userland.shell.lexer import ShellSyntaxError
 from adbwire.testing.userland.shell.parser import (
@@ -34,14 +36,9 @@ if TYPE_CHECKING:
     from adbwire.testing.device_files import DeviceFiles
     from adbwire.testing.userland.device import Device
 
-SHELL_PATH = "/system/bin/sh"
+__all__ = ["SHELL_PATH", "CommandFn", "ExitShell", "Invocation", "Shell", "ShellHost"]
+
 BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
-
-
-class ExitShell(Exception):
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 CommandFn = Callable[["Invocation"], int]
@@ -92,7 +89,7 @@ class Invocation:
         return status
 
     def path(self, path: str) -> str:
-        return self.shell.resolve(path)
+        return self.shell.file_path(path)
 
     def read_stdin(self) -> bytes:
         chunks: list[bytes] = []
@@ -124,6 +121,7 @@ class Shell:
         self.pid = pid
         self.cancelled = cancelled
         self.last_status = 0
+        self.interactive = False
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
 
     # -- expansion host ----------------------------------------------------------------------
@@ -138,6 +136,9 @@ class Shell:
         if name == "PWD":
             return self.cwd
         return self.vars.get(name)
+
+    def set_var(self, name: str, value: str) -> None:
+        self.vars[name] = value
 
     def special_param(self, name: str) -> str | None:
         if name == "?":
@@ -180,6 +181,11 @@ class Shell:
 
     def resolve(self, path: str) -> str:
         return posixpath.normpath(posixpath.join(self.cwd, path)) if path else self.cwd
+
+    def file_path(self, path: str) -> str:
+        """Like `resolve`, keeping a trailing slash: `link/` names the directory it points to."""
+        resolved = self.resolve(path)
+        return resolved + "/" if path.endswith("/") and resolved != "/" else resolved
 
     def run_source(self, source: str, streams: Streams) -> int:
         try:
@@ -226,6 +232,12 @@ class Shell:
         except redirects.RedirectError as exc:
             streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
             return 1
+        except ArithmeticFailure as exc:
+            # An expansion error ends a non-interactive shell, as in mksh.
+            streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
+            if self.interactive:
+                return 1
+            raise ExitShell(1) from exc
 
     def _dispatch(self, command: Command, streams: Streams) -> int:
         if isinstance(command, Simple):
@@ -292,7 +304,7 @@ class Shell:
     def execute(self, argv: list[str], streams: Streams) -> int:
         """Run one already-expanded command: a shell builtin, a device command, or 127."""
         name = argv[0]
-        builtin = _SHELL_BUILTINS.get(name)
+        builtin = SHELL_BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, streams)
         lookup_name = name
@@ -303,90 +315,10 @@ class Shell:
         if command is None:
             streams.stderr.write(f"{SHELL_PATH}: {name}: inaccessible or not found\n".encode())
             return 127
-        return command(Invocation(argv, streams, self))
-
-
-def _cd(shell: Shell, argv: list[str], streams: Streams) -> int:
-    target = shell.resolve(argv[1] if len(argv) > 1 else shell.vars.get("HOME", "/"))
-    try:
-        stat = shell.host.files.stat(target)
-    except FsError:
-        streams.stderr.write(f"{SHELL_PATH}: cd: {target}: No such file or directory\n".encode())
-        return 2
-    if stat.mode & 0o170000 != 0o040000:
-        streams.stderr.write(f"{SHELL_PATH}: cd: {target}: Not a directory\n".encode())
-        return 2
-    shell.cwd = target
-    return 0
-
-
-def _exit(shell: Shell, argv: list[str], streams: Streams) -> int:
-    code = shell.last_status
-    if len(argv) > 1:
         try:
-            code = int(argv[1]) & 0xFF
-        except ValueError:
-            streams.stderr.write(f"{SHELL_PATH}: exit: {argv[1]}: bad number\n".encode())
-            code = 1
-    raise ExitShell(code)
-
-
-def _export(shell: Shell, argv: list[str], streams: Streams) -> int:
-    for arg in argv[1:]:
-        if "=" in arg:
-            name, value = arg.split("=", 1)
-            shell.vars[name] = value
-    return 0
-
-
-def _unset(shell: Shell, argv: list[str], streams: Streams) -> int:
-    for name in argv[1:]:
-        shell.vars.pop(name, None)
-    return 0
-
-
-def _eval(shell: Shell, argv: list[str], streams: Streams) -> int:
-    return shell.run_source(" ".join(argv[1:]), streams)
-
-
-def _exec(shell: Shell, argv: list[str], streams: Streams) -> int:
-    if len(argv) == 1:
-        return 0
-    raise ExitShell(shell.execute(argv[1:], streams))
-
-
-def _shift(shell: Shell, argv: list[str], streams: Streams) -> int:
-    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
-    shell.set_positional(shell.positional[count:])
-    return 0
-
-
-def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
-    names = [arg for arg in argv[1:] if not arg.startswith("-")] or ["REPLY"]
-    line = bytearray()
-    while True:
-        byte = streams.stdin.read(1)
-        if not byte or byte == b"\n":
-            break
-        line += byte
-    fields = line.decode("utf-8", "replace").split(None, len(names) - 1)
-    for index, name in enumerate(names):
-        shell.vars[name] = fields[index] if index < len(fields) else ""
-    return 0 if line or byte else 1
-
-
-def _colon(shell: Shell, argv: list[str], streams: Streams) -> int:
-    return 0
-
-
-_SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
-    "cd": _cd,
-    "exit": _exit,
-    "export": _export,
-    "unset": _unset,
-    "eval": _eval,
-    "exec": _exec,
-    "shift": _shift,
-    "read": _read,
-    ":": _colon,
-}
+            return command(Invocation(argv, streams, self))
+        except FsError as exc:  # a file error the command did not report itself
+            streams.stderr.write(
+                f"{posixpath.basename(name)}: {exc.path}: {exc.message}\n".encode()
+            )
+            return 1

@@ -39,7 +39,15 @@ class CmdSub:
     quoted: bool
 
 
-Part = Lit | Param | CmdSub
+@dataclass(frozen=True)
+class Arith:
+    """`$((expression))`: the expression's own expansions, evaluated when the word is."""
+
+    parts: tuple[Part, ...]
+    quoted: bool
+
+
+Part = Lit | Param | CmdSub | Arith
 
 
 @dataclass(frozen=True)
@@ -197,7 +205,9 @@ class _Lexer:
         nxt = src[self.pos + 1] if self.pos + 1 < len(src) else ""
         if nxt == "(":
             if src.startswith("$((", self.pos):
-                raise ShellSyntaxError("arithmetic expansion is not supported")
+                arith = self._arithmetic(quoted)
+                if arith is not None:
+                    return arith
             body_start = self.pos + 2
             end = find_closing_paren(src, body_start)
             self.pos = end + 1
@@ -221,6 +231,37 @@ class _Lexer:
             return Param(name, quoted)
         self.pos += 1
         return Lit("$", quoted)
+
+    def _arithmetic(self, quoted: bool) -> Arith | None:
+        """`$((…))`, or None when the parentheses say `$( (…) … )`, a subshell inside `$(`."""
+        inner_end = find_closing_paren(self.src, self.pos + 3)
+        if not self.src.startswith(")", inner_end + 1):
+            return None
+        body = _Lexer(self.src[self.pos + 3 : inner_end])
+        self.pos = inner_end + 2
+        return Arith(tuple(body.expression_parts()), quoted)
+
+    def expression_parts(self) -> list[Part]:
+        """The whole source read as the inside of double quotes (an arithmetic expression)."""
+        parts: list[Part] = []
+        buf: list[str] = []
+        src = self.src
+        while self.pos < len(src):
+            ch = src[self.pos]
+            if ch == "\\" and src[self.pos + 1 : self.pos + 2] in ("$", "`", '"', "\\"):
+                buf.append(src[self.pos + 1])
+                self.pos += 2
+            elif ch in "$`":
+                if buf:
+                    parts.append(Lit("".join(buf), True))
+                    buf.clear()
+                parts.append(self._dollar(quoted=True))
+            else:
+                buf.append(ch)
+                self.pos += 1
+        if buf:
+            parts.append(Lit("".join(buf), True))
+        return parts
 
     def _backquote(self, quoted: bool) -> Part:
         src = self.src

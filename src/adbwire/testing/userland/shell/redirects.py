@@ -35,7 +35,10 @@ class FileWriter:
         self._handle = handle
 
     def write(self, data: bytes) -> None:
-        self._handle.write(data)
+        try:
+            self._handle.write(data)
+        except FsError as exc:  # the command reports it as toybox's xwrite does: "x: write: …"
+            raise FsError(exc.errno_name, exc.message, "write") from exc
 
 
 @contextlib.contextmanager
@@ -75,7 +78,7 @@ def _open(
         return fds[int(target)]
     if target == _DEV_NULL:
         return BytesReader(b"") if op == "<" else NullWriter()
-    path = shell.resolve(target)
+    path = shell.file_path(target)
     files = shell.host.files
     try:
         if op == "<":
