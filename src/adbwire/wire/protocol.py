@@ -30,8 +30,12 @@ from adbwire.wire.banner import Banner, parse_banner
 
 log = logging.getLogger(__name__)
 
-INITIAL_RECEIVE_WINDOW = 4 * 1024 * 1024
-"""Bytes we let a device send on one stream before it must wait for our OKAY (delayed_ack)."""
+INITIAL_RECEIVE_WINDOW = 1024 * 1024
+"""Bytes we let a device send on one stream before it must wait for our OKAY (delayed_ack).
+
+One maximum payload: a bulk pull then keeps at most about two packets ahead of a short
+reply on another stream of the same connection (benchmarks: echo latency during a 512 MiB
+pull went from 4.2-4.7x idle with 4 MiB to 2.0x, pull throughput still above Google's adb)."""
 
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")  # acknowledged byte counts are signed in adbd
