@@ -51,3 +51,38 @@ def test_ordinary_commands_pass(command: str) -> None:
 def test_it_is_a_guard_rail_not_a_parser() -> None:
     """Words that merely look like a catastrophic command are not refused."""
     check_command(ALLOWED[-1])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf /storage/emulated/0",
+        "rm -rf /sdcard/*",
+        "rm -rf /sdcard/.",
+        "rm -rf //data",
+        "cd / && rm -rf data",
+        "find /sdcard/ -delete",
+        "rm -rf /data/data",
+        "rm -rf /data/media",
+        "rm -rf ${EXTERNAL_STORAGE}",
+        "eval rm -rf /sdcard",
+        "xargs rm -rf /sdcard",
+        "rm -rf /a/../sdcard/",
+    ],
+)
+def test_spellings_of_a_whole_area_are_refused_too(command: str) -> None:
+    with pytest.raises(RefusedError):
+        check_command(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf /data/local/tmp/build",
+        "rm -rf /sdcard/Download/old",
+        "rm -r cache_dir",
+        "find /sdcard/x -name '*.tmp'",
+    ],
+)
+def test_ordinary_cleanups_are_not_refused(command: str) -> None:
+    check_command(command)

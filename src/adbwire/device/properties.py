@@ -7,8 +7,10 @@ from adbwire.device.errors import RefusedError, VerificationError
 from adbwire.device.parsers import parse_getprop
 from adbwire.wire.client import AdbClient
 
-CONTROL_PREFIXES = ("ctl.",)
-CONTROL_NAMES = ("sys.powerctl",)
+SETTABLE_PREFIXES = ("debug.", "log.tag.", "persist.log.tag.", "vendor.debug.")
+"""What an agent may set without asking: debugging and logging switches. Everything else
+(adb's own port, USB configuration, persist.*, ctl.* service control, sys.powerctl) can cut
+the device off or outlive the session, so it needs run_shell, which asks the user."""
 
 
 def all_properties(client: AdbClient) -> dict[str, str]:
@@ -30,12 +32,14 @@ def list_properties(client: AdbClient, prefix: str = "") -> dict[str, str]:
 
 
 def check_settable(name: str) -> None:
-    """Refuse the namespaces that start/stop services or power the device off."""
+    """Only debugging and logging properties; never anything that controls adb or USB."""
     validate.property_name(name)
-    if name in CONTROL_NAMES or name.startswith(CONTROL_PREFIXES):
+    touches_link = any(part in ("adb", "adbd", "usb") for part in name.split("."))
+    if not name.startswith(SETTABLE_PREFIXES) or touches_link:
+        allowed = ", ".join(f"{prefix}*" for prefix in SETTABLE_PREFIXES)
         raise RefusedError(
-            f"refusing to set {name!r}: ctl.* and sys.powerctl control services and power; "
-            "use the dedicated tools (reboot, stop_app) instead"
+            f"refusing to set {name!r}: only {allowed} can be set without asking (others can "
+            "cut the device off or outlive the session); use run_shell, which asks the user"
         )
 
 
@@ -47,6 +51,7 @@ def set_property(client: AdbClient, name: str, value: str) -> str:
     now = get_property(client, name) or ""
     if now != value:
         raise VerificationError(
-            f"setprop {name}: the device kept {now!r} (read-only property, or SELinux refused it)"
+            f"setprop {name}: the device kept {now[:80]!r} (read-only property, or SELinux "
+            "refused it)"
         )
     return now

@@ -143,14 +143,20 @@ def type_text(
         field = _find_field(seen.hierarchy if seen else before.hierarchy, tapped.element)
     elif clear:
         field = _find_field(read_ui(client).hierarchy, None)
+    before_text = None if field is None else _shown_text(field)
     if clear and field is not None:
-        length = 0 if field.hint and field.text == field.hint else len(field.text)
-        device_input.press_keys(client, "move_end", *["delete"] * length)
+        device_input.press_keys(client, "move_end", *["delete"] * len(before_text or ""))
+        before_text = ""
     typed = device_input.type_text(client, text)
     after = read_ui(client).hierarchy
     found = _find_field(after, field or (tapped.element if tapped else None))
-    verified, note = _verify(found, text)
+    verified, note = _verify(found, text, before_text)
     return TypeResult(typed, found, verified, note, tapped)
+
+
+def _shown_text(field: UiElement) -> str:
+    """The field's own text (an empty field shows its hint as text on some versions)."""
+    return "" if field.hint and field.text == field.hint else field.text
 
 
 def _find_field(hierarchy: UiHierarchy, like: UiElement | None) -> UiElement | None:
@@ -164,15 +170,26 @@ def _find_field(hierarchy: UiHierarchy, like: UiElement | None) -> UiElement | N
     return focused[0] if focused else None
 
 
-def _verify(field: UiElement | None, text: str) -> tuple[bool, str | None]:
+def _verify(field: UiElement | None, text: str, before: str | None) -> tuple[bool, str | None]:
+    """Verified only when the field now shows what it showed before plus the typed text
+    (Enter is a newline in a multi-line field and nothing in a single-line one)."""
     if field is None:
         return False, "no focused text field was found afterwards: the text may have gone nowhere"
     if field.password:
         return False, f"{field.id} is a password field: its text is hidden, so it cannot be checked"
+    shown = _shown_text(field)
+    forms = {text, text.replace("\n", "")}
+    if before is not None:
+        if any(shown == before + form for form in forms):
+            return True, None
+        return False, (
+            f"{field.id} shows {shown[:80]!r}, not {(before + text)[:80]!r} "
+            "(the cursor may not have been at the end, or some characters were lost)"
+        )
     pieces = [piece for piece in text.split("\n") if piece]
-    if all(piece in field.text for piece in pieces):
-        return True, None
-    return False, f"{field.id} shows {field.text[:80]!r}, which does not contain the typed text"
+    if all(piece in shown for piece in pieces):
+        return True, "the field's text before typing was not read, so only containment was checked"
+    return False, f"{field.id} shows {shown[:80]!r}, which does not contain the typed text"
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from adbwire.errors import UsageError
 PACKAGE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*$")
 CLASS_RE = re.compile(r"^\.?[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
 PERMISSION_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z0-9_]+)+$")
-PROPERTY_RE = re.compile(r"^[A-Za-z0-9_.@:\-]+$")
+PROPERTY_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@:\-]*$")  # no leading "-": not an option
 SERIAL_RE = re.compile(r"^[A-Za-z0-9\[][A-Za-z0-9._:\[\]%-]*$")
-LOG_TAG_RE = re.compile(r"^[A-Za-z0-9_.$/\-]+$")
+LOG_TAG_RE = re.compile(r"^[A-Za-z0-9_.$/][A-Za-z0-9_.$/\-]*$")
 URI_SCHEME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 

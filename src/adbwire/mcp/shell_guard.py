@@ -8,13 +8,30 @@ run_shell runs only after the user confirms.
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 
 from adbwire.device.errors import RefusedError
 
 CRITICAL_PATHS = frozenset(
-    {"/", "/*", "/data", "/system", "/vendor", "/product", "/sdcard", "/storage", "/mnt", "/cache"}
+    {
+        "/",
+        "/data",
+        "/data/data",
+        "/data/media",
+        "/data/user",
+        "/system",
+        "/vendor",
+        "/product",
+        "/sdcard",
+        "/storage",
+        "/storage/emulated",
+        "/storage/emulated/0",
+        "/storage/self/primary",
+        "/mnt",
+        "/cache",
+    }
 )
 _SEPARATORS = re.compile(r"(?:;|&&|\|\||\||&|\n|`|\$\()")
 _PATTERNS = (
@@ -39,7 +56,9 @@ def check_command(command: str) -> None:
         _check_words(words)
 
 
-_WRAPPERS = frozenset({"sudo", "su", "busybox", "toybox", "exec", "nohup", "time", "env"})
+_WRAPPERS = frozenset(
+    {"sudo", "su", "busybox", "toybox", "exec", "nohup", "time", "env", "eval", "xargs", "command"}
+)
 _SHELLS = frozenset({"sh", "mksh", "bash", "su"})
 
 
@@ -58,12 +77,28 @@ def _check_words(words: list[str]) -> None:
     if program == "rm":
         flags = "".join(w[1:] for w in words[1:] if w.startswith("-") and not w.startswith("--"))
         recursive = "r" in flags.lower() or "--recursive" in words
-        targets = {w.rstrip(")").rstrip("/") or "/" for w in words[1:] if not w.startswith("-")}
-        targets |= {w for w in words[1:] if w in ("/*", "/")}
-        if recursive and targets & CRITICAL_PATHS:
-            raise _refuse("recursive deletion of " + ", ".join(sorted(targets & CRITICAL_PATHS)))
+        operands = [w for w in words[1:] if not w.startswith("-")]
+        if recursive:
+            if any("$" in w for w in operands):
+                raise _refuse("recursive deletion of a path held in a variable")
+            # A relative path is read from /, where `adb shell` starts (cd / && rm -rf data).
+            critical = sorted({_normal(w) for w in operands} & CRITICAL_PATHS)
+            if critical:
+                raise _refuse("recursive deletion of " + ", ".join(critical))
+    if program == "find" and "-delete" in words:
+        roots = [w for w in words[1:] if not w.startswith(("-", "(", "!"))][:1]
+        if not roots or "$" in roots[0] or _normal(roots[0]) in CRITICAL_PATHS:
+            raise _refuse("find -delete over a whole area")
     if program == "dd" and any(w.startswith("of=/dev/") for w in words[1:]):
         raise _refuse("raw write to a device node")
+
+
+def _normal(path: str) -> str:
+    """/sdcard/., //data, /sdcard/*, /a/../sdcard/ all name the directory they cover."""
+    path = path.rstrip(")")
+    while path.endswith(("/*", "/.")):
+        path = path[:-2]
+    return posixpath.normpath("/" + path.lstrip("/")) if path else "/"
 
 
 def _refuse(what: str) -> RefusedError:

@@ -94,7 +94,7 @@ async def list_properties(call: ToolCall, args: ListPropertiesArgs) -> ToolOutpu
     example={"name": "debug.layout", "value": "true"},
 )
 async def set_property(call: ToolCall, args: SetPropertyArgs) -> ToolOutput:
-    """Set a property and read it back. Refuses ctl.* and sys.powerctl."""
+    """Set a debug.*/log.tag.* property and read it back; other names are refused."""
     ops.check_settable(args.name)
     value = await call.run(ops.set_property, call.client, args.name, args.value)
     return ToolOutput(f"{args.name} is now {value!r}", PropertyValue(name=args.name, value=value))

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import ipaddress
 from typing import Literal
 
 from adbwire.device import info as info_ops
 from adbwire.device import system as ops
+from adbwire.device.errors import RefusedError
+from adbwire.errors import UsageError
 from adbwire.mcp.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import DeviceArgs, Result, on
+from adbwire.wire.transport import Transport, parse_tcp_address
 
 
 class RebootArgs(DeviceArgs):
@@ -91,6 +95,22 @@ async def battery_status(call: ToolCall, args: DeviceArgs) -> ToolOutput:
     return ToolOutput(f"battery {found.percent}% {found.status}", data)
 
 
+def _over_the_network(transport: Transport) -> bool:
+    """A TCP link to a non-loopback host (an emulator or a forwarded port is loopback)."""
+    if transport.kind != "tcp":
+        return False  # USB, a replay: not a network link
+    try:
+        host, _ = parse_tcp_address(transport.address)
+    except UsageError:
+        return True
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True  # a host name: assume the network
+
+
 @tool(
     name="set_airplane_mode",
     title="Set airplane mode",
@@ -101,6 +121,11 @@ async def battery_status(call: ToolCall, args: DeviceArgs) -> ToolOutput:
 )
 async def set_airplane_mode(call: ToolCall, args: AirplaneArgs) -> ToolOutput:
     """Switch airplane mode and wait until the device's setting reads back, or fail."""
+    if args.enabled and _over_the_network(call.client.connection.transport):
+        raise RefusedError(
+            f"refusing airplane mode on {call.serial}: it is reached over the network, and "
+            "airplane mode turns Wi-Fi off, so no later call could undo it"
+        )
     changed = await call.run(ops.set_airplane_mode, call.client, args.enabled)
     state = "on" if args.enabled else "off"
     data = Airplane(enabled=args.enabled, changed=changed)

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from adbwire.device import ui_actions as ops
+from adbwire.device.errors import RefusedError
 from adbwire.device.parsers import UiElement, UiHierarchy
 from adbwire.device.ui import (
     UiSnapshot,
@@ -26,7 +27,7 @@ from adbwire.device.ui import (
 from adbwire.device.ui.animations import AnimationGuard
 from adbwire.device.ui.checks import Expectation
 from adbwire.device.ui.select import parse_query
-from adbwire.mcp.policy import Risk
+from adbwire.mcp.policy import PROFILES, Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import DeviceArgs, Result
@@ -71,6 +72,12 @@ def _tree_notes(snapshot: UiSnapshot) -> list[str]:
 
 def _read_tree(call: ToolCall, args: TreeArgs) -> UiSnapshot:
     if args.disable_animations:
+        if Risk.ACTION not in PROFILES[call.app.policy.profile]:
+            # Turning animations off writes device settings: not for a read-only server.
+            raise RefusedError(
+                f"disable_animations changes device settings; the {call.app.policy.profile} "
+                "profile only reads"
+            )
         guard = call.app.services.setdefault("animations", AnimationGuard())
         assert isinstance(guard, AnimationGuard)
         guard.disable(call.client)
