@@ -10,6 +10,7 @@ from adbwire.errors import AuthRejectedError, LocalProtocolError, RemoteProtocol
 from adbwire.wire import packets as P
 from adbwire.wire.banner import Banner, host_banner
 from adbwire.wire.protocol import (
+    ACK_BATCH_FRACTION,
     AuthChallenge,
     Connected,
     ConnectionState,
@@ -235,8 +236,12 @@ def test_delayed_ack_windows() -> None:
     assert protocol.write_limit(local_id) == 4096
     feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<i", -4096)))
     assert not protocol.can_write(local_id), "acknowledged counts are signed"
-    ack = protocol.acknowledge(local_id, 1234)
-    assert ack is not None and ack.payload == struct.pack("<I", 1234)
+    batch = protocol.receive_window // ACK_BATCH_FRACTION
+    assert protocol.acknowledge(local_id, 1234) is None, "small reads are acknowledged together"
+    assert protocol.acknowledge(local_id, batch - 1235) is None
+    ack = protocol.acknowledge(local_id, 1)
+    assert ack is not None and ack.payload == struct.pack("<I", batch), "the whole batch at once"
+    assert protocol.acknowledge(local_id, 1) is None, "a new batch starts"
 
 
 def test_delayed_ack_okay_without_a_count_is_ignored() -> None:

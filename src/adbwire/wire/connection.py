@@ -42,6 +42,7 @@ from adbwire.wire.protocol import (
 from adbwire.wire.stream import Buffer, Stream
 from adbwire.wire.timeouts import Deadline, Timeouts
 from adbwire.wire.transport import Transport
+from adbwire.wire.wakeup import Wakeup
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +77,8 @@ class Connection:
             target=self._read_loop, name=f"adbwire-reader-{transport.address}", daemon=True
         )
         self.state_listener: StateListener | None = None
+        self._features: frozenset[str] = frozenset()
+        self._features_of: Banner | None = None
 
     # ----------------------------------------------------------- set-up
 
@@ -172,7 +175,11 @@ class Connection:
     @property
     def features(self) -> frozenset[str]:
         """Features both sides support: only these may be used."""
-        return self.banner.features & self._protocol.host_banner.features
+        banner = self.banner
+        if self._features_of is not banner:
+            self._features = banner.features & self._protocol.host_banner.features
+            self._features_of = banner
+        return self._features
 
     @property
     def max_payload(self) -> int:
@@ -287,22 +294,26 @@ class Connection:
     # ----------------------------------------------------------- the reader thread
 
     def _read_loop(self) -> None:
+        limit = P.MAX_PAYLOAD  # until CNXN settles the device's own limit
         try:
             while True:
-                with self.state_lock:
-                    online = self._protocol.state is ConnectionState.ONLINE
-                    limit = self._protocol.max_payload if online else P.MAX_PAYLOAD
                 header = P.decode_header(
                     self.transport.read_exactly(P.HEADER_SIZE), max_payload=limit
                 )
                 payload = self.transport.read_exactly(header.length) if header.length else b""
+                replies: list[P.Packet] = []
+                wake: list[Wakeup] = []
                 with self.state_lock:
                     self._protocol.check_payload(header, payload)
-                    events = self._protocol.receive(header, payload)
-                    replies = [event.packet for event in events if isinstance(event, Reply)]
-                    for event in events:
-                        if not isinstance(event, Reply):
-                            self._dispatch(event)
+                    for event in self._protocol.receive(header, payload):
+                        if isinstance(event, Reply):
+                            replies.append(event.packet)
+                        else:
+                            self._dispatch(event, wake)
+                    if self._protocol.state is ConnectionState.ONLINE:
+                        limit = self._protocol.max_payload
+                for wakeup in wake:
+                    wakeup.set()
                 for packet in replies:
                     self._send_quietly(packet)
         except AdbwireError as exc:
@@ -311,13 +322,14 @@ class Connection:
             log.exception("adbwire reader thread crashed")
             self._fail(DisconnectedError(f"internal error in the connection reader: {exc!r}"))
 
-    def _dispatch(self, event: Event) -> None:
+    def _dispatch(self, event: Event, wake: list[Wakeup]) -> None:
+        """Apply one event (state lock held); the threads to wake go into `wake`."""
         if isinstance(event, StreamData):
-            self._streams[event.local_id]._on_data(event.payload)
+            wake.append(self._streams[event.local_id]._on_data(event.payload))
         elif isinstance(event, StreamWritable):
-            self._streams[event.local_id]._on_writable()
+            wake.append(self._streams[event.local_id]._on_writable())
         elif isinstance(event, StreamOpened):
-            self._streams[event.local_id]._on_opened()
+            wake.append(self._streams[event.local_id]._on_opened())
         elif isinstance(event, StreamClosed):
             stream = self._streams.pop(event.local_id, None)
             if stream is not None:
@@ -325,7 +337,7 @@ class Connection:
         elif isinstance(event, StreamRefused):
             stream = self._streams.pop(event.local_id, None)
             if stream is not None:
-                stream._on_refused()
+                wake.append(stream._on_refused())
         else:
             self._pending_events.append(event)
             self._changed.notify_all()

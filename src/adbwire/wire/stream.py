@@ -4,6 +4,10 @@ Data the device sends waits in this stream's own queue; the reader thread never 
 it, so a slow consumer holds back only its own stream. We acknowledge a chunk when the
 consumer takes it, which is what lets the device send the next one: memory per stream is
 bounded by one packet (or by our receive window under delayed_ack).
+
+State lives under the connection's state lock. A thread that must wait checks the state,
+leaves the lock and waits on a `Wakeup`: one for the reading side (opened, data, end) and
+one for the writing side (credit). One thread at a time reads and one writes.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from adbwire.errors import (
     UsageError,
 )
 from adbwire.wire.timeouts import Deadline
+from adbwire.wire.wakeup import Wakeup
 
 if TYPE_CHECKING:
     from adbwire.wire.connection import Connection
@@ -34,7 +39,9 @@ class Stream:
         self.connection = connection
         self.local_id = local_id
         self.service = service
-        self._cond = threading.Condition(connection.state_lock)
+        self._lock = connection.state_lock
+        self._readable = Wakeup()
+        self._writable = Wakeup()
         self._chunks: deque[memoryview] = deque()
         self._consumed_unacked = 0
         self._opened = False
@@ -42,6 +49,7 @@ class Stream:
         self._remote_closed = False
         self._closed = False
         self._error: AdbwireError | None = None
+        self._read_lock = threading.Lock()
         self._write_lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -54,31 +62,35 @@ class Stream:
         self.close()
 
     # ----------------------------------------------------------- called by the reader
-    # (all with the connection's state lock held)
+    # (all with the connection's state lock held; each returns who to wake once it is left)
 
-    def _on_opened(self) -> None:
+    def _on_opened(self) -> Wakeup:
         self._opened = True
-        self._cond.notify_all()
+        return self._readable
 
-    def _on_refused(self) -> None:
+    def _on_refused(self) -> Wakeup:
         self._refused = True
         self._remote_closed = True
-        self._cond.notify_all()
+        return self._readable
 
-    def _on_data(self, payload: Buffer) -> None:
+    def _on_data(self, payload: Buffer) -> Wakeup:
         self._chunks.append(memoryview(payload))
-        self._cond.notify_all()
+        return self._readable
 
-    def _on_writable(self) -> None:
-        self._cond.notify_all()
+    def _on_writable(self) -> Wakeup:
+        return self._writable
 
     def _on_remote_close(self) -> None:
         self._remote_closed = True
-        self._cond.notify_all()
+        self._wake_all()
 
     def _on_failure(self, error: AdbwireError) -> None:
         self._error = error
-        self._cond.notify_all()
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        self._readable.set()
+        self._writable.set()
 
     # ----------------------------------------------------------- opening
 
@@ -88,53 +100,69 @@ class Stream:
 
     def _wait_open(self, deadline: Deadline) -> None:
         """Block until the device answered our OPEN (used by Connection.open_stream)."""
-        with self._cond:
-            while not (self._opened or self._refused or self._error or self._closed):
+        while True:
+            with self._lock:
+                if self._opened or self._refused or self._error or self._closed:
+                    break
                 if deadline.expired():
                     raise deadline.error()
-                self._cond.wait(deadline.remaining())
-            self._raise_if_failed()
-            if self._closed:
-                raise OperationCancelledError(f"opening {self.service!r} was cancelled")
+            self._readable.wait(deadline.remaining())
+        self._raise_if_failed()
+        if self._closed:
+            raise OperationCancelledError(f"opening {self.service!r} was cancelled")
 
     # ----------------------------------------------------------- reading
 
     @property
     def at_eof(self) -> bool:
         """True when the device closed the stream and every byte was read."""
-        with self._cond:
+        with self._lock:
             return self._remote_closed and not self._chunks
 
     def read(self, max_bytes: int | None = None, deadline: Deadline | None = None) -> bytes:
         """The next bytes the device sent (at most `max_bytes`); b"" once the device closed."""
+        return bytes(self.read_view(max_bytes, deadline))
+
+    def read_view(
+        self, max_bytes: int | None = None, deadline: Deadline | None = None
+    ) -> memoryview:
+        """Like `read`, without copying: a view of the packet's own buffer, which nothing
+        else holds or reuses (bulk transfers hand it straight to a file)."""
         if max_bytes is not None and max_bytes < 1:
             raise UsageError(f"max_bytes must be at least 1, got {max_bytes}")
-        with self._cond:
-            while not self._chunks:
+        if not self._read_lock.acquire(True, _lock_timeout(deadline)):
+            raise _expired(deadline)
+        try:
+            taken, acknowledge = self._take(max_bytes, deadline)
+        finally:
+            self._read_lock.release()
+        if acknowledge:
+            self.connection._acknowledge(self.local_id, acknowledge)
+        return taken
+
+    def _take(self, max_bytes: int | None, deadline: Deadline | None) -> tuple[memoryview, int]:
+        """Wait for data and take up to `max_bytes` of it, with the bytes to acknowledge."""
+        while True:
+            with self._lock:
+                if self._chunks:
+                    head = self._chunks[0]
+                    if max_bytes is None or max_bytes >= len(head):
+                        self._chunks.popleft()
+                        acknowledge = self._consumed_unacked + len(head)
+                        self._consumed_unacked = 0
+                        return head, acknowledge
+                    self._chunks[0] = head[max_bytes:]
+                    self._consumed_unacked += max_bytes
+                    return head[:max_bytes], 0
                 if self._closed:
                     raise OperationCancelledError(f"{self.service!r} was closed while reading")
                 if self._remote_closed:
                     self._raise_if_failed()
-                    return b""
+                    return memoryview(b""), 0
                 self._raise_if_failed()
                 if deadline is not None and deadline.expired():
                     raise deadline.error()
-                self._cond.wait(None if deadline is None else deadline.remaining())
-            head = self._chunks[0]
-            acknowledge = 0
-            if max_bytes is None or max_bytes >= len(head):
-                self._chunks.popleft()
-                taken = head
-                acknowledge = self._consumed_unacked + len(head)
-                self._consumed_unacked = 0
-            else:
-                taken = head[:max_bytes]
-                self._chunks[0] = head[max_bytes:]
-                self._consumed_unacked += max_bytes
-        data = bytes(taken)
-        if acknowledge:
-            self.connection._acknowledge(self.local_id, acknowledge)
-        return data
+            self._readable.wait(_timeout(deadline))
 
     def read_exactly(self, size: int, deadline: Deadline | None = None) -> bytes:
         """Exactly `size` bytes; a stream that ends first is a protocol error."""
@@ -160,7 +188,7 @@ class Stream:
     def read_all(self, deadline: Deadline | None = None) -> bytes:
         """Everything until the device closes the stream."""
         parts = []
-        while chunk := self.read(None, deadline):
+        while chunk := self.read_view(None, deadline):
             parts.append(chunk)
         return b"".join(parts)
 
@@ -169,11 +197,18 @@ class Stream:
     def write(self, data: Buffer, deadline: Deadline | None = None) -> None:
         """Send all of `data`, split to the peer's limits, waiting for credit as needed."""
         view = memoryview(data).cast("B")
-        with self._write_lock:
+        if not self._write_lock.acquire(True, _lock_timeout(deadline)):
+            raise _expired(deadline)
+        try:
             offset = 0
             while offset < len(view):
-                with self._cond:
-                    while not self.connection._can_write(self.local_id):
+                packet = None
+                with self._lock:
+                    if self.connection._can_write(self.local_id):
+                        size = self.connection._write_limit(self.local_id)
+                        chunk = view[offset : offset + size]
+                        packet = self.connection._make_write(self.local_id, chunk)
+                    else:
                         self._raise_if_failed()
                         if self._closed:
                             raise OperationCancelledError(f"{self.service!r} was closed")
@@ -184,23 +219,24 @@ class Stream:
                             )
                         if deadline is not None and deadline.expired():
                             raise deadline.error()
-                        self._cond.wait(None if deadline is None else deadline.remaining())
-                    size = self.connection._write_limit(self.local_id)
-                    chunk = view[offset : offset + size]
-                    packet = self.connection._make_write(self.local_id, chunk)
+                if packet is None:
+                    self._writable.wait(_timeout(deadline))
+                    continue
                 self.connection._send(packet)
                 offset += len(chunk)
+        finally:
+            self._write_lock.release()
 
     # ----------------------------------------------------------- closing
 
     def close(self) -> None:
         """Close our end (idempotent); unread data is dropped."""
-        with self._cond:
+        with self._lock:
             if self._closed:
                 return
             self._closed = True
             self._chunks.clear()
-            self._cond.notify_all()
+        self._wake_all()
         self.connection._close_stream(self)
 
     @property
@@ -210,3 +246,17 @@ class Stream:
     def _raise_if_failed(self) -> None:
         if self._error is not None:
             raise self._error
+
+
+def _timeout(deadline: Deadline | None) -> float | None:
+    return None if deadline is None else deadline.remaining()
+
+
+def _lock_timeout(deadline: Deadline | None) -> float:
+    remaining = None if deadline is None else deadline.remaining()
+    return -1 if remaining is None else remaining
+
+
+def _expired(deadline: Deadline | None) -> AdbwireError:
+    assert deadline is not None  # without a deadline the wait cannot end early
+    return deadline.error()

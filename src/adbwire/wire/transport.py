@@ -72,6 +72,8 @@ def parse_tcp_address(text: str) -> tuple[str, int]:
 
 
 MIN_STALL_TIMEOUT = 60.0
+READ_AHEAD = 64 * 1024
+"""Bytes one receive may take beyond what the current read needs."""
 
 
 def stall_timeout(operation: float) -> float | None:
@@ -94,6 +96,10 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         super().__init__(host, port)
         self._io_timeout = io_timeout
         self._sock: socket.socket | None = None
+        self._inbox = bytearray(READ_AHEAD)
+        self._inbox_view = memoryview(self._inbox)
+        self._inbox_start = 0
+        self._inbox_end = 0
 
     @property
     def kind(self) -> str:
@@ -123,21 +129,42 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         return self._sock
 
     def read_exactly(self, size: int) -> bytes | bytearray:
-        sock = self._socket()
-        buffer = bytearray(size)
-        view = memoryview(buffer)
-        filled = 0
+        # Reads go through a read-ahead buffer: the packets of one reply (OKAY, WRTE, CLSE)
+        # usually arrive together and are then taken with one system call, not two per packet.
+        # A payload larger than the buffer is received straight into its own bytearray.
+        start, end = self._inbox_start, self._inbox_end
+        if end - start >= size:
+            self._inbox_start = start + size
+            return bytes(self._inbox_view[start : start + size])
+        result = bytearray(size)
+        filled = end - start
+        result[:filled] = self._inbox_view[start:end]
+        self._inbox_start = self._inbox_end = 0
+        if size - filled >= READ_AHEAD:
+            view = memoryview(result)
+            while filled < size:
+                filled += self._receive_into(view[filled:])
+            return result
         while filled < size:
+            got = self._receive_into(self._inbox_view)
+            taken = min(got, size - filled)
+            result[filled : filled + taken] = self._inbox_view[:taken]
+            filled += taken
+            self._inbox_start, self._inbox_end = taken, got
+        return result
+
+    def _receive_into(self, view: memoryview) -> int:
+        sock = self._socket()
+        while True:
             try:
-                count = sock.recv_into(view[filled:])
+                count = sock.recv_into(view)
             except TimeoutError:
                 continue
             except OSError as exc:
                 raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
             if count == 0:
                 raise DisconnectedError(f"{self.address}: the device closed the connection")
-            filled += count
-        return buffer
+            return count
 
     def write_packet(self, header: bytes, payload: bytes | bytearray | memoryview) -> None:
         sock = self._socket()

@@ -158,7 +158,7 @@ class Relay:
         try:
             while True:
                 try:
-                    data = stream.read(None)
+                    data = stream.read_view(None)
                 except AdbwireError:
                     break
                 if not data:

@@ -72,7 +72,7 @@ class ShellProcess:
         self.v2 = "shell_v2" in connection.features
         self.exit_code: int | None = None
         self._decoder = ShellPacketDecoder()
-        self._marker = f"ADBWIRE_EXIT_{secrets.token_hex(8)}:"
+        self._marker = "" if self.v2 else f"ADBWIRE_EXIT_{secrets.token_hex(8)}:"
         if self.v2:
             service = f"shell,v2,{'pty' if pty else 'raw'}:{command}"
         else:

@@ -93,7 +93,7 @@ class SyncSession:
                 event = self._parser.next_event(expect)
                 if not isinstance(event, NeedData):
                     return event
-                data = stream.read(None, self.deadline(what))
+                data = stream.read_view(None, self.deadline(what))
                 if not data:
                     raise StreamEnded(f"the device closed the sync stream during {what}")
                 self._parser.feed(data)
@@ -112,7 +112,7 @@ class SyncSession:
                 if stream.at_eof:
                     return None
                 try:
-                    data = stream.read(None, Deadline(0, "sync poll"))
+                    data = stream.read_view(None, Deadline(0, "sync poll"))
                 except AdbTimeoutError:
                     return None
                 if not data:
