@@ -10,11 +10,14 @@
 - nagle: adb_shell's echo latency as shipped and with TCP_NODELAY set on its socket.
 - delayed-ack: adbwire pushing with and without delayed_ack (Google's adb 29 has none):
   rate, CPU per GB on each side and the simulator's minor page faults per GB.
+- floor: echo round trips of adbwire, adb_shell and Google's adb against a scripted peer
+  that answers at once (benchmarks/instant_peer.py): what each client costs by itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import socket
 import statistics
@@ -23,17 +26,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.clients import AdbShellClient, AdbwireClient
+from benchmarks.clients import AdbShellClient, AdbwireClient, BenchClient, GoogleAdbClient
 from benchmarks.config import MIB
 from benchmarks.cpu import client_and_device, spent
+from benchmarks.google_adb import GoogleAdb, adb_available
 from benchmarks.head_of_line import discarding_sink
+from benchmarks.instant_peer import InstantPeerProcess
 from benchmarks.workspace import Workspace
 
 CALLS = 500
 WINDOWS = (1 * MIB, 2 * MIB, 4 * MIB)
 HOL_SIZE = 512 * MIB
 PUSH_SIZE = 512 * MIB
-EXPERIMENTS = ("anatomy", "window", "nagle", "delayed-ack")
+EXPERIMENTS = ("anatomy", "window", "nagle", "delayed-ack", "floor")
 
 
 def _calls(action: Callable[[], object], count: int) -> list[float]:
@@ -190,6 +195,38 @@ def delayed_ack(workspace: Workspace) -> list[str]:
     return lines
 
 
+def floor(workspace: Workspace) -> list[str]:
+    lines = ["## floor: echo against a peer that answers at once (median of each client)"]
+    with InstantPeerProcess() as peer, contextlib.ExitStack() as stack:
+        clients: list[BenchClient] = [
+            AdbwireClient(peer.serial, workspace.private_key),
+            AdbShellClient(peer.serial, workspace.private_key),
+        ]
+        if adb_available():
+            adb = stack.enter_context(GoogleAdb(workspace.root / "floor", workspace.private_key))
+            clients.append(GoogleAdbClient(adb.start(peer.serial), peer.serial))
+        medians: dict[str, list[float]] = {client.name: [] for client in clients}
+        try:
+            for client in clients:
+                _calls(client.echo, 20)
+            for _round in range(5):  # interleaved, as in the benchmark proper
+                for client in clients:
+                    count = 20 if client.name == "adb" else 200
+                    medians[client.name].append(statistics.median(_calls(client.echo, count)))
+        finally:
+            for client in clients:
+                client.close()
+    for name, values in medians.items():
+        lines.append(
+            f"- {name}: median of 5 rounds {statistics.median(values) * 1000:.3f} ms "
+            f"(rounds: {', '.join(f'{v * 1000:.3f}' for v in values)})"
+        )
+    if "adb" in medians:
+        ratio = statistics.median(medians["adb"]) / statistics.median(medians["adbwire"])
+        lines.append(f"- adb / adbwire with a device that costs nothing: {ratio:.1f}x")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.diagnose", description=__doc__)
     parser.add_argument("--only", action="append", choices=EXPERIMENTS)
@@ -199,6 +236,7 @@ def main() -> None:
         "window": window,
         "nagle": nagle,
         "delayed-ack": delayed_ack,
+        "floor": floor,
     }
     with Workspace(with_adb=False) as workspace:
         for name in args.only or EXPERIMENTS:
