@@ -1,10 +1,11 @@
 """The device side of one ADB connection: handshake, AUTH, and routing packets to streams.
 
 One reader thread per connection reads packets and never blocks on a service; each stream's
-service runs in its own thread. What adbd does with odd input, we do too (adb.cpp
-handle_packet): a bad magic, an unknown command, a payload longer than negotiated or a bad
-checksum under version 0x01000000 drops the connection; OPEN before the handshake is
-ignored; OKAY for a stream we no longer have is answered with CLSE.
+service runs in a worker thread of the device's pool (workers.py) until it returns. What
+adbd does with odd input, we do too (adb.cpp handle_packet): a bad magic, an unknown
+command, a payload longer than negotiated or a bad checksum under version 0x01000000 drops
+the connection; OPEN before the handshake is ignored; OKAY for a stream we no longer have
+is answered with CLSE.
 """
 
 from __future__ import annotations
@@ -16,15 +17,17 @@ import os
 import socket
 import struct
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
 from adbwire.errors import ProtocolError, RemoteProtocolError
 from adbwire.testing.device_state import DeviceState
+from adbwire.testing.packet_reader import ChunkStore, PacketReader, Payload, RawPacket
 from adbwire.testing.packet_socket import PacketSocket
 from adbwire.testing.services import open_service
 from adbwire.testing.services.base import ServiceContext
-from adbwire.testing.stream import DeviceStream, StreamClosed
+from adbwire.testing.stream import DeviceStream, OutgoingPacket, StreamClosed
+from adbwire.testing.workers import TaskGroup, WorkerPool
 from adbwire.wire import packets as P
 from adbwire.wire.banner import parse_banner
 
@@ -54,21 +57,25 @@ class DeviceConnection:
         sock: socket.socket,
         state: DeviceState,
         on_closed: Callable[[DeviceConnection], None],
+        workers: WorkerPool,
+        chunks: ChunkStore,
     ) -> None:
         self.reader_done = threading.Event()
         self._io = PacketSocket(sock, state.faults, self.reader_done)
+        self._packets = PacketReader(sock.recv_into, chunks=chunks)
         self._state = state
         self._on_closed = on_closed
         self._streams_lock = threading.Lock()
         self._streams: dict[int, DeviceStream] = {}
         self._next_local_id = 1
-        self._threads: list[threading.Thread] = []
+        self._tasks = TaskGroup(workers)
         self.phase = Phase.WAIT_CNXN
         self.version = P.VERSION_CHECKSUMMED
         self.negotiated = False
         self.max_payload = P.MAX_PAYLOAD
         self.delayed_ack = False
         self.host_features: frozenset[str] = frozenset()
+        self._context = ServiceContext(state, self.kick, self.host_features)
         self._token = b""
         self._offered_key: str | None = None
         self._reader = threading.Thread(
@@ -89,6 +96,9 @@ class DeviceConnection:
     ) -> None:
         self._io.send_packet(command, arg0, arg1, payload)
 
+    def send_packets(self, packets: Sequence[OutgoingPacket]) -> None:
+        self._io.send_packets(packets)
+
     def forget_stream(self, local_id: int) -> None:
         with self._streams_lock:
             self._streams.pop(local_id, None)
@@ -108,18 +118,16 @@ class DeviceConnection:
     # ---- the reader thread ------------------------------------------------------------
 
     def _run(self) -> None:
-        header_buf = bytearray(P.HEADER_SIZE)
+        io = self._io
+        reader = self._packets
         try:
-            while self._io.recv_into(memoryview(header_buf)):
-                header = P.decode_header(header_buf, max_payload=self.max_payload)
-                payload = bytearray(header.length)
-                if header.length and not self._io.recv_into(memoryview(payload)):
-                    break
-                if self._io.dead:
-                    continue  # dropped: drain until the host closes
-                if self._must_verify(header):
-                    P.verify_payload(header, payload)
-                self._dispatch(header, payload)
+            while (packet := reader.read_packet(self.max_payload)) is not None:
+                io.count_received(P.HEADER_SIZE + len(packet.payload))
+                if not io.dead:  # once dropped, drain until the host closes
+                    if packet.payload and self._must_verify(packet.check):
+                        _verify(packet)
+                    self._dispatch(packet)
+                del packet  # hold no payload chunk while waiting for the next packet
         except (ProtocolError, StreamClosed, OSError) as error:
             log.debug("connection ends: %s", error)
         except Exception:
@@ -128,11 +136,9 @@ class DeviceConnection:
             self.reader_done.set()
             self._teardown()
 
-    def _must_verify(self, header: P.Header) -> bool:
-        if not header.length:
-            return False
+    def _must_verify(self, check: int) -> bool:
         if not self.negotiated:
-            return header.check != 0
+            return check != 0
         return self.version < P.VERSION_SKIP_CHECKSUM
 
     def _teardown(self) -> None:
@@ -142,10 +148,8 @@ class DeviceConnection:
             self._streams.clear()
         for stream in streams:
             stream.abort()
-        for thread in self._threads:
-            thread.join(SERVICE_JOIN_TIMEOUT)
-            if thread.is_alive():
-                log.warning("service thread %s did not stop after its stream closed", thread.name)
+        for name in self._tasks.wait(SERVICE_JOIN_TIMEOUT):
+            log.warning("service %s did not stop after its stream closed", name)
         try:
             self._io.close()
         finally:
@@ -153,35 +157,39 @@ class DeviceConnection:
 
     # ---- dispatch ---------------------------------------------------------------------
 
-    def _dispatch(self, header: P.Header, payload: bytearray) -> None:
-        command = header.command
-        if command == P.A_CNXN:
-            self._on_cnxn(header, payload)
+    def _dispatch(self, packet: RawPacket) -> None:
+        command, arg0, arg1, _check, payload = packet
+        if self.phase is Phase.ONLINE:
+            if command == P.A_OKAY:
+                self._on_okay(arg0, arg1, payload)
+            elif command == P.A_WRTE:
+                self._on_write(arg0, arg1, payload)
+            elif command == P.A_OPEN:
+                self._on_open(arg0, arg1, payload)
+            elif command == P.A_CLSE:
+                self._on_close(arg0, arg1)
+            elif command == P.A_CNXN:
+                self._on_cnxn(arg0, arg1, payload)
+            elif command == P.A_AUTH:
+                self._on_auth(arg0, payload)
+        elif command == P.A_CNXN:
+            self._on_cnxn(arg0, arg1, payload)
         elif command == P.A_AUTH:
-            self._on_auth(header, payload)
-        elif self.phase is not Phase.ONLINE:
-            return
-        elif command == P.A_OPEN:
-            self._on_open(header, payload)
-        elif command == P.A_OKAY:
-            self._on_okay(header, payload)
-        elif command == P.A_WRTE:
-            self._on_write(header, payload)
-        elif command == P.A_CLSE:
-            self._on_close(header)
+            self._on_auth(arg0, payload)
 
-    def _on_cnxn(self, header: P.Header, payload: bytearray) -> None:
+    def _on_cnxn(self, version: int, max_payload: int, payload: Payload) -> None:
         if self.phase is Phase.ONLINE:
             self._drop_streams()
-        if header.arg1 == 0:
+        if max_payload == 0:
             raise RemoteProtocolError("CNXN with a maximum payload of 0")
         banner = parse_banner(payload)
         options = self._state.options
-        self.version = min(header.arg0, options.protocol_version)
+        self.version = min(version, options.protocol_version)
         self._io.with_checksum = self.version < P.VERSION_SKIP_CHECKSUM
-        self.max_payload = min(header.arg1, options.max_payload)
+        self.max_payload = min(max_payload, options.max_payload)
         self.negotiated = True
         self.host_features = banner.features
+        self._context = ServiceContext(self._state, self.kick, self.host_features)
         self.delayed_ack = options.delayed_ack and banner.has("delayed_ack")
         if options.auth_required:
             self._send_token()
@@ -193,16 +201,16 @@ class DeviceConnection:
         self._token = os.urandom(TOKEN_SIZE)
         self.send_packet(P.A_AUTH, P.AUTH_TOKEN, 0, self._token)
 
-    def _on_auth(self, header: P.Header, payload: bytearray) -> None:
+    def _on_auth(self, kind: int, payload: Payload) -> None:
         if self.phase not in (Phase.AUTHORIZING, Phase.AWAITING_USER):
             return
         keys = self._state.keys
-        if header.arg0 == P.AUTH_SIGNATURE:
+        if kind == P.AUTH_SIGNATURE:
             if self._state.options.accept_any_key or keys.find_signer(self._token, bytes(payload)):
                 self._go_online()
             else:
                 self._send_token()
-        elif header.arg0 == P.AUTH_RSAPUBLICKEY:
+        elif kind == P.AUTH_RSAPUBLICKEY:
             key_text = bytes(payload).split(b"\0", 1)[0].decode("ascii", errors="replace")
             self._offer_key(key_text)
 
@@ -221,7 +229,7 @@ class DeviceConnection:
         self.phase = Phase.AWAITING_USER
         self._offered_key = key_text
         if options.accept_new_keys:
-            self._spawn(f"adbd-sim allow {key_text[:12]}", self._allow_later, key_text)
+            self._tasks.submit(f"allow {key_text[:12]}", self._allow_later, key_text)
         else:
             keys.add_pending(key_text)
 
@@ -247,20 +255,19 @@ class DeviceConnection:
             P.A_CNXN, self._state.options.protocol_version, self.max_payload, self._state.banner()
         )
 
-    def _on_open(self, header: P.Header, payload: bytearray) -> None:
-        remote_id = header.arg0
+    def _on_open(self, remote_id: int, window: int, payload: Payload) -> None:
         if remote_id == 0:
             return
-        if self.delayed_ack != bool(header.arg1):
+        if self.delayed_ack != bool(window):
             self.send_packet(P.A_CLSE, 0, remote_id)
             return
         name = bytes(payload).rstrip(b"\0").decode("utf-8", errors="surrogateescape")
         log.debug("OPEN %r", name)
         handler = None
-        if not self._state.faults.refuses(name):
-            context = ServiceContext(self._state, self.kick, self.host_features)
+        faults = self._state.faults
+        if not (faults.refuse_services and faults.refuses(name)):
             try:
-                handler = open_service(name, context)
+                handler = open_service(name, self._context)
             except Exception:
                 log.exception("simulated adbd: opening %r failed", name)
         if handler is None:
@@ -275,15 +282,19 @@ class DeviceConnection:
                 remote_id,
                 name,
                 max_payload=self.max_payload,
-                send_window=header.arg1 if self.delayed_ack else None,
+                send_window=window if self.delayed_ack else None,
                 faults=self._state.faults,
             )
             self._streams[local_id] = stream
-        window = b""
+        granted = b""
         if self.delayed_ack:
-            window = _LE32.pack(self._state.options.delayed_ack_window)
-        self.send_packet(P.A_OKAY, local_id, remote_id, window)
-        self._spawn(f"adbd-sim {name[:40]!r}", _serve, stream, handler)
+            granted = _LE32.pack(self._state.options.delayed_ack_window)
+        self.send_packet(P.A_OKAY, local_id, remote_id, granted)
+        try:
+            self._tasks.submit(name, _serve, stream, handler)
+        except RuntimeError:  # the device is stopping
+            self.forget_stream(local_id)
+            stream.abort()
 
     def _find(self, local_id: int, remote_id: int) -> DeviceStream | None:
         with self._streams_lock:
@@ -292,33 +303,33 @@ class DeviceConnection:
             return None
         return stream
 
-    def _on_okay(self, header: P.Header, payload: bytearray) -> None:
-        if not header.arg0 or not header.arg1:
+    def _on_okay(self, remote_id: int, local_id: int, payload: Payload) -> None:
+        if not remote_id or not local_id:
             return
         with self._streams_lock:
-            stream = self._streams.get(header.arg1)
+            stream = self._streams.get(local_id)
         if stream is None:
-            self.send_packet(P.A_CLSE, header.arg1, header.arg0)
+            self.send_packet(P.A_CLSE, local_id, remote_id)
             return
-        if stream.remote_id != header.arg0:
+        if stream.remote_id != remote_id:
             return
         if len(payload) == 4:
             stream.on_okay(_LE32.unpack(payload)[0])
         elif not payload:
             stream.on_okay(None)
 
-    def _on_write(self, header: P.Header, payload: bytearray) -> None:
-        if not header.arg0 or not header.arg1:
+    def _on_write(self, remote_id: int, local_id: int, payload: Payload) -> None:
+        if not remote_id or not local_id:
             return
-        stream = self._find(header.arg1, header.arg0)
+        stream = self._find(local_id, remote_id)
         if stream is not None:
             stream.on_write(payload)
 
-    def _on_close(self, header: P.Header) -> None:
-        log.debug("CLSE(%d, %d) from the host", header.arg0, header.arg1)
-        if not header.arg1:
+    def _on_close(self, remote_id: int, local_id: int) -> None:
+        log.debug("CLSE(%d, %d) from the host", remote_id, local_id)
+        if not local_id:
             return
-        stream = self._find(header.arg1, header.arg0)
+        stream = self._find(local_id, remote_id)
         if stream is not None:
             self.forget_stream(stream.local_id)
             stream.on_remote_close()
@@ -330,11 +341,10 @@ class DeviceConnection:
         for stream in streams:
             stream.abort()
 
-    def _spawn(self, name: str, target: Callable[..., None], *args: object) -> None:
-        self._threads = [t for t in self._threads if t.is_alive()]
-        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
-        self._threads.append(thread)
-        thread.start()
+
+def _verify(packet: RawPacket) -> None:
+    command, arg0, arg1, check, payload = packet
+    P.verify_payload(P.Header(command, arg0, arg1, len(payload), check), payload)
 
 
 def _serve(stream: DeviceStream, handler: Callable[[DeviceStream], None]) -> None:

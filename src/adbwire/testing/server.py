@@ -3,10 +3,11 @@
     with SimulatedDevice(DeviceOptions(accept_any_key=True), userland_factory=MyUserland) as dev:
         print(dev.serial)          # "127.0.0.1:PORT", what `adb connect` takes
 
-One accept thread, one reader thread per connection and one thread per open stream. stop()
-closes the listener and every connection and joins every thread it started (with bounded
-waits); no thread or socket outlives it. Binding to anything but loopback is allowed but
-warned about loudly: the simulator trusts whoever connects.
+One accept thread, one reader thread per connection and a pool of reusable worker threads
+that serve open streams, one stream per worker at a time (workers.py). stop() closes the
+listener and every connection and joins every thread it started (with bounded waits); no
+thread or socket outlives it. Binding to anything but loopback is allowed but warned about
+loudly: the simulator trusts whoever connects.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from adbwire.testing.device_files import DeviceFiles
 from adbwire.testing.device_state import DeviceState, UserlandLike
 from adbwire.testing.faults import Faults
 from adbwire.testing.options import DeviceOptions
+from adbwire.testing.packet_reader import ChunkStore, chunks_for_window
+from adbwire.testing.workers import WorkerPool
 
 __all__ = ["SimulatedDevice", "UserlandFactory", "default_userland_factory"]
 
@@ -90,6 +93,10 @@ class SimulatedDevice:
         self._lock = threading.Lock()
         self._connections_changed = threading.Condition(self._lock)
         self._stopping = threading.Event()
+        self._workers = WorkerPool()
+        self._chunks = ChunkStore(
+            chunks_for_window(self.options.delayed_ack_window, self.options.max_payload)
+        )
         self.port = 0
 
     # ---- public API --------------------------------------------------------------------
@@ -178,6 +185,8 @@ class SimulatedDevice:
             connection.reader.join(JOIN_TIMEOUT)
             if connection.reader.is_alive():
                 log.warning("a connection thread of the simulated device did not stop")
+        self._workers.stop(JOIN_TIMEOUT)
+        self._chunks.clear()
         for sock in (self._listener, self._wake_r, self._wake_w):
             if sock is not None:
                 sock.close()
@@ -254,7 +263,9 @@ class SimulatedDevice:
             sock.close()  # rebooting: nobody answers
             return
         try:
-            connection = DeviceConnection(sock, self.state, self._forget)
+            connection = DeviceConnection(
+                sock, self.state, self._forget, self._workers, self._chunks
+            )
         except OSError:
             sock.close()
             return

@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 import threading
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
 from adbwire.wire.packets import A_CLSE, A_OKAY, A_WRTE
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from adbwire.testing.faults import Faults
 
-__all__ = ["ConnectionGone", "DeviceStream", "PacketSink", "StreamClosed"]
+__all__ = ["ConnectionGone", "DeviceStream", "OutgoingPacket", "PacketSink", "StreamClosed"]
 
 ACK_BATCH: Final = 256 * 1024
 _LE32 = struct.Struct("<I")
@@ -46,10 +46,16 @@ class ConnectionGone(StreamClosed):
     """The connection to the host failed while sending."""
 
 
+OutgoingPacket = tuple[int, int, int, "ReadableBuffer"]
+"""command, arg0, arg1, payload"""
+
+
 class PacketSink(Protocol):
     def send_packet(
         self, command: int, arg0: int, arg1: int, payload: ReadableBuffer = b""
     ) -> None: ...
+
+    def send_packets(self, packets: Sequence[OutgoingPacket]) -> None: ...
 
     def forget_stream(self, local_id: int) -> None: ...
 
@@ -73,7 +79,9 @@ class DeviceStream:
         self.delayed_ack = send_window is not None
         self._sink = sink
         self._faults = faults
-        self._cond = threading.Condition()
+        self._lock = threading.RLock()
+        self._cond = threading.Condition(self._lock)  # `with self._lock` skips a Python frame
+        self._waiters = 0
         self._inbox: deque[memoryview] = deque()
         self._inbox_bytes = 0
         self._okay_owed = False
@@ -100,17 +108,29 @@ class DeviceStream:
     def closed(self) -> bool:
         return self._closed_local or self.cancelled
 
+    def _wait(self) -> None:
+        """Condition.wait, counted so `_wake` can skip notify_all when nobody waits."""
+        self._waiters += 1
+        try:
+            self._cond.wait()
+        finally:
+            self._waiters -= 1
+
+    def _wake(self) -> None:
+        if self._waiters:
+            self._cond.notify_all()
+
     # ---- inbound: called by the connection's reader thread -----------------------------
 
-    def on_write(self, payload: bytearray) -> None:
+    def on_write(self, payload: bytes | memoryview) -> None:
         send_okay = False
-        with self._cond:
+        with self._lock:
             if self.closed:
                 return
             if payload:
                 self._inbox.append(memoryview(payload))
                 self._inbox_bytes += len(payload)
-                self._cond.notify_all()
+                self._wake()
             if not self.delayed_ack:
                 if self._inbox_bytes <= self.max_payload:
                     send_okay = True
@@ -120,18 +140,18 @@ class DeviceStream:
             self._sink.send_packet(A_OKAY, self.local_id, self.remote_id)
 
     def on_okay(self, acked: int | None) -> None:
-        with self._cond:
+        with self._lock:
             if self.delayed_ack != (acked is not None):
                 return  # adbd logs "delayed ack mismatch" and ignores the packet
             if acked is None:
                 self._in_flight = False
             else:
                 self._available += acked
-            self._cond.notify_all()
+            self._wake()
         self._pump()
 
     def on_remote_close(self) -> None:
-        with self._cond:
+        with self._lock:
             already_closed = self._closed_local
             self._closed_remote = True
             self._closed_local = True
@@ -140,7 +160,7 @@ class DeviceStream:
             self._sink.send_packet(A_CLSE, self.local_id, self.remote_id)
 
     def abort(self) -> None:
-        with self._cond:
+        with self._lock:
             self._aborted = True
             self._drop_queues()
 
@@ -149,13 +169,13 @@ class DeviceStream:
         self._inbox_bytes = 0
         self._outbox.clear()
         self._outbox_bytes = 0
-        self._cond.notify_all()
+        self._wake()
 
     # ---- reading: called by the service thread ----------------------------------------
 
     def read(self, max_bytes: int = 65536) -> bytes:
         """Up to max_bytes of what the host sent; b"" once the host closed the stream."""
-        with self._cond:
+        with self._lock:
             self._wait_for_input()
             taken = self._take_input(max_bytes)
         data = b"".join(taken)
@@ -172,20 +192,21 @@ class DeviceStream:
         """Hand exactly `size` bytes to `consume` piece by piece, without joining them."""
         remaining = size
         while remaining:
-            with self._cond:
+            with self._lock:
                 self._wait_for_input()
                 if not self._inbox:
                     raise StreamClosed(f"{self.service}: stream ended {remaining} bytes short")
                 taken = self._take_input(remaining)
             count = sum(len(piece) for piece in taken)
             remaining -= count
-            for piece in taken:
-                consume(piece)
+            for index in range(len(taken)):
+                consume(taken[index])
+            taken.clear()  # keep no payload chunk busy while waiting for more input
             self._after_consume(count)
 
     def _wait_for_input(self) -> None:
         while not self._inbox and not self.closed:
-            self._cond.wait()
+            self._wait()
 
     def _take_input(self, limit: int) -> list[memoryview]:
         taken: list[memoryview] = []
@@ -204,7 +225,7 @@ class DeviceStream:
     def _after_consume(self, count: int) -> None:
         ack: int | None = None
         send_okay = False
-        with self._cond:
+        with self._lock:
             if self.closed or count == 0:
                 return
             if self.delayed_ack:
@@ -229,9 +250,9 @@ class DeviceStream:
         if not view:
             return
         self._wait_while_stalled()
-        with self._cond:
+        with self._lock:
             while self._outbox_bytes >= self.max_payload and not self.closed:
-                self._cond.wait()
+                self._wait()
             if self.closed:
                 raise StreamClosed(f"{self.service}: the host closed the stream")
             self._outbox.append(view)
@@ -240,28 +261,33 @@ class DeviceStream:
         self._pump()
 
     def _wait_while_stalled(self) -> None:
-        while self._faults.stalls(self.service, self._written) and not self.closed:
+        faults = self._faults
+        while (
+            faults.stalled_services
+            and faults.stalls(self.service, self._written)
+            and not self.closed
+        ):
             self._faults.wait_released(_STALL_POLL)
 
     def _pump(self) -> None:
         """Send whatever flow control allows; whoever holds the token re-checks before leaving."""
-        with self._cond:
+        with self._lock:
             if self._sending:
                 return
             self._sending = True
         try:
             while True:
-                with self._cond:
+                with self._lock:
                     chunk = self._take_sendable()
                     if chunk is None:
                         self._sending = False
-                        self._cond.notify_all()
+                        self._wake()
                         return
                 self._sink.send_packet(A_WRTE, self.local_id, self.remote_id, chunk)
         except BaseException:
-            with self._cond:
+            with self._lock:
                 self._sending = False
-                self._cond.notify_all()
+                self._wake()
             raise
 
     def _take_sendable(self) -> ReadableBuffer | None:
@@ -298,14 +324,49 @@ class DeviceStream:
             self._available -= size
         else:
             self._in_flight = True
-        self._cond.notify_all()
+        self._wake()
         return chunk
+
+    def write_and_close(self, data: ReadableBuffer) -> None:
+        """write(data), then close(). When flow control lets `data` go at once (nothing else
+        queued), its WRTE and the CLSE leave in one system call: the same packets, no delay."""
+        view = memoryview(data).cast("B")
+        self._wait_while_stalled()
+        with self._lock:
+            fused = (
+                0 < len(view) <= self.max_payload
+                and not self._outbox
+                and not self._sending
+                and not self.closed
+                and (self._available > 0 if self.delayed_ack else not self._in_flight)
+            )
+            if fused:
+                self._written += len(view)
+                if self.delayed_ack:
+                    self._available -= len(view)
+                else:
+                    self._in_flight = True
+                self._closed_local = True
+                self._drop_queues()
+        if not fused:
+            self.write(view)
+            self.close()
+            return
+        try:
+            self._sink.send_packets(
+                (
+                    (A_WRTE, self.local_id, self.remote_id, view),
+                    (A_CLSE, self.local_id, self.remote_id, b""),
+                )
+            )
+        finally:
+            self._sink.forget_stream(self.local_id)
 
     def close(self) -> None:
         """Send what is queued, then CLSE (without waiting for the last OKAY, like adbd)."""
-        with self._cond:
+        with self._lock:
             while (self._outbox or self._sending) and not self.cancelled:
-                self._cond.wait()
+                self._wait()
             if self._closed_local:
                 return
             self._closed_local = True

@@ -11,7 +11,7 @@ from adbwire.testing.stream import DeviceStream
 __all__ = ["ServiceContext", "ServiceHandler"]
 
 ServiceHandler = Callable[[DeviceStream], None]
-"""Runs in its own thread for the life of one stream; the stream is closed after it returns."""
+"""Runs in a worker thread for the life of one stream; the stream is closed after it returns."""
 
 
 @dataclass(frozen=True)

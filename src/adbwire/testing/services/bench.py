@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from adbwire.testing.services.base import ServiceHandler
 from adbwire.testing.stream import DeviceStream
+from adbwire.wire.packets import MAX_PAYLOAD
 
 __all__ = ["open_bench"]
+
+_ZEROS = bytes(MAX_PAYLOAD)
+"""What source: sends, allocated once (the stream only reads what it is given)."""
 
 
 def _count(text: str) -> int | None:
@@ -29,11 +33,11 @@ def open_bench(name: str) -> ServiceHandler | None:
         return sink
 
     def source(stream: DeviceStream) -> None:
-        block = bytes(stream.max_payload)
+        block = memoryview(_ZEROS)[: stream.max_payload]
         remaining = count
         while remaining:
             size = min(remaining, len(block))
-            stream.write(block if size == len(block) else block[:size])
+            stream.write(block[:size])
             remaining -= size
 
     return source

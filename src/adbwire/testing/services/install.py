@@ -105,6 +105,6 @@ def open_abb(spec: str, context: ServiceContext) -> ServiceHandler:
         io = ShellProtocolIO(stream)
         status = run_command(userland, command, io, pty=False)
         if not stream.cancelled:
-            io.send_exit(status)
+            io.exit_and_close(status)
 
     return serve

@@ -96,11 +96,12 @@ class ShellProtocolIO:
         else:
             self._send(ID_STDERR, _to_bytes(data))
 
-    def send_exit(self, status: int) -> None:
-        self._send(ID_EXIT, bytes([status & 0xFF]), allow_empty=True)
+    def exit_and_close(self, status: int) -> None:
+        """The exit packet, then the end of the stream (the service's last words)."""
+        self._stream.write_and_close(_PACKET_HEADER.pack(ID_EXIT, 1) + bytes([status & 0xFF]))
 
-    def _send(self, packet_id: int, data: bytes, *, allow_empty: bool = False) -> None:
-        if not data and not allow_empty:
+    def _send(self, packet_id: int, data: bytes) -> None:
+        if not data:
             return
         self._stream.write(_PACKET_HEADER.pack(packet_id, len(data)) + data)
 

@@ -56,7 +56,7 @@ def open_shell(spec: str, context: ServiceContext) -> ServiceHandler | None:
             io = ShellProtocolIO(stream, pty=pty)
             status = run_command(userland, command, io, pty=pty)
             if not stream.cancelled:
-                io.send_exit(status)
+                io.exit_and_close(status)
         else:
             run_command(userland, command, RawProcessIO(stream, pty=pty), pty=pty)
 
