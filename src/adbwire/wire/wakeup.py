@@ -23,10 +23,12 @@ class Wakeup:
 
     def set(self) -> None:
         """Wake the waiter, or the next wait if nobody waits now (setting twice is one call)."""
+        if not self._released.locked():
+            return  # already set (most stream events find nobody waiting)
         try:  # noqa: SIM105 - on the hot path; contextlib.suppress costs more than the call
             self._released.release()
         except RuntimeError:
-            pass  # already set
+            pass  # set by another thread in between
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block until set or `timeout` seconds passed (None: no limit); True when set."""

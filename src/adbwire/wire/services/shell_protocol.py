@@ -22,7 +22,7 @@ class ShellPacketId(IntEnum):
     WINDOW_SIZE_CHANGE = 5
 
 
-_KNOWN_IDS = frozenset(int(packet_id) for packet_id in ShellPacketId)
+_BY_VALUE = {int(packet_id): packet_id for packet_id in ShellPacketId}
 
 
 def encode(packet_id: ShellPacketId, data: bytes = b"") -> bytes:
@@ -45,8 +45,9 @@ class ShellPacketDecoder:
             end = offset + HEADER_SIZE + length
             if end > len(buffer):
                 break
-            if raw_id in _KNOWN_IDS:  # newer ids are skipped, as adb does
-                packets.append((ShellPacketId(raw_id), bytes(buffer[offset + HEADER_SIZE : end])))
+            packet_id = _BY_VALUE.get(raw_id)
+            if packet_id is not None:  # newer ids are skipped, as adb does
+                packets.append((packet_id, bytes(buffer[offset + HEADER_SIZE : end])))
             offset = end
         del buffer[:offset]
         return packets
