@@ -227,3 +227,16 @@ def test_three_hundred_echos_are_cheap(tmp_path: Path) -> None:
     for index in range(300):
         assert run(userland, f"echo {index}").out == f"{index}\n"
     assert time.monotonic() - started < 1.0
+
+
+def test_a_repeated_command_line_runs_afresh_each_time(tmp_path: Path) -> None:
+    """Parsed command lines are reused; nothing a run does may stick to the parsed script."""
+    userland = make_userland(tmp_path)
+    line = 'for f in /data/local/tmp/*; do echo "$f"; done; X=$((X + 1)); echo "x=$X"'
+    assert run(userland, line).out == "/data/local/tmp/*\nx=1\n"
+    run(userland, "touch /data/local/tmp/a /data/local/tmp/b")
+    second = run(userland, line)
+    assert second.out == "/data/local/tmp/a\n/data/local/tmp/b\nx=1\n"
+    broken = "echo 'unterminated"
+    assert run(userland, broken).status != 0
+    assert run(userland, broken).status != 0, "a syntax error is reported every time"

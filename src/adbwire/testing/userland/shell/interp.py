@@ -7,6 +7,7 @@ Pipelines run their stages one after another with the output of each buffered in
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -189,7 +190,7 @@ class Shell:
 
     def run_source(self, source: str, streams: Streams) -> int:
         try:
-            script = parse(source)
+            script = _parse_cached(source)
         except ShellSyntaxError as exc:
             streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
             self.last_status = 1
@@ -322,3 +323,9 @@ class Shell:
                 f"{posixpath.basename(name)}: {exc.path}: {exc.message}\n".encode()
             )
             return 1
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(source: str) -> Script:
+    """Clients repeat their command lines; a parsed script is only ever read, so it is kept."""
+    return parse(source)
