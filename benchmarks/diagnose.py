@@ -1,6 +1,6 @@
 """Experiments behind the explanations in docs/performance.md (not part of the benchmark run).
 
-    python -m benchmarks.diagnose [--only anatomy|window|nagle]
+    python -m benchmarks.diagnose [--only anatomy|timeline|floor|window|nagle|delayed-ack]
 
 - anatomy: CPU per call of the client and of the simulated device for `shell echo`, `exec`
   echo and a bare OPEN/CLSE of `source:0` (the simulator's floor cost per stream).
@@ -10,6 +10,8 @@
 - nagle: adb_shell's echo latency as shipped and with TCP_NODELAY set on its socket.
 - delayed-ack: adbwire pushing with and without delayed_ack (Google's adb 29 has none):
   rate, CPU per GB on each side and the simulator's minor page faults per GB.
+- timeline: one shell echo round trip step by step across client and simulator
+  (benchmarks/timeline.py).
 - floor: echo round trips of adbwire, adb_shell and Google's adb against a scripted peer
   that answers at once (benchmarks/instant_peer.py): what each client costs by itself.
 """
@@ -32,13 +34,14 @@ from benchmarks.cpu import client_and_device, spent
 from benchmarks.google_adb import GoogleAdb, adb_available
 from benchmarks.head_of_line import discarding_sink
 from benchmarks.instant_peer import InstantPeerProcess
+from benchmarks.timeline import timeline
 from benchmarks.workspace import Workspace
 
 CALLS = 500
 WINDOWS = (1 * MIB, 2 * MIB, 4 * MIB)
 HOL_SIZE = 512 * MIB
 PUSH_SIZE = 512 * MIB
-EXPERIMENTS = ("anatomy", "window", "nagle", "delayed-ack", "floor")
+EXPERIMENTS = ("anatomy", "timeline", "floor", "window", "nagle", "delayed-ack")
 
 
 def _calls(action: Callable[[], object], count: int) -> list[float]:
@@ -227,6 +230,10 @@ def floor(workspace: Workspace) -> list[str]:
     return lines
 
 
+def _timeline(_workspace: Workspace) -> list[str]:
+    return timeline()  # runs a device of its own, instrumented
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.diagnose", description=__doc__)
     parser.add_argument("--only", action="append", choices=EXPERIMENTS)
@@ -237,6 +244,7 @@ def main() -> None:
         "nagle": nagle,
         "delayed-ack": delayed_ack,
         "floor": floor,
+        "timeline": _timeline,
     }
     with Workspace(with_adb=False) as workspace:
         for name in args.only or EXPERIMENTS:
