@@ -337,6 +337,10 @@ class HostProtocol:
                 "ignoring a WRTE for stream %d from remote id %d", stream.local_id, header.arg0
             )
             return []
+        if not payload:
+            # Nothing to consume, and an empty chunk must not read as the end of the stream;
+            # classic flow control still owes the device its OKAY.
+            return [] if self.delayed_ack else [Reply(P.Packet(P.A_OKAY, header.arg1, header.arg0))]
         return [StreamData(stream.local_id, payload)]
 
     def _on_clse(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:

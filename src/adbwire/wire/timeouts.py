@@ -15,10 +15,14 @@ does.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from dataclasses import dataclass
 
 from adbwire.errors import AdbTimeoutError, UsageError
+
+LONGEST_WAIT = threading.TIMEOUT_MAX
+"""About 292 years: a timeout longer than this is taken as no timeout (no lock can wait so long)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,7 @@ class Deadline:
         """`seconds` of None or math.inf means no deadline."""
         if seconds is not None and math.isnan(seconds):
             raise UsageError(f"{what}: the timeout cannot be NaN")
-        if seconds is None or math.isinf(seconds):
+        if seconds is None or seconds >= LONGEST_WAIT:
             self._at: float | None = None
         else:
             self._at = time.monotonic() + seconds

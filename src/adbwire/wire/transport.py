@@ -9,13 +9,13 @@ never copied to be sent.
 from __future__ import annotations
 
 import contextlib
-import math
 import socket
 from typing import Protocol, cast
 
 from adb_shell.transport.tcp_transport import TcpTransport as _AdbShellTcpTransport
 
 from adbwire.errors import ConnectFailedError, DisconnectedError, UsageError
+from adbwire.wire.timeouts import LONGEST_WAIT
 
 DEFAULT_TCP_PORT = 5555
 
@@ -78,7 +78,7 @@ READ_AHEAD = 64 * 1024
 
 def stall_timeout(operation: float) -> float | None:
     """How long one send may stay blocked before the link is declared dead (None: never)."""
-    return None if math.isinf(operation) else max(MIN_STALL_TIMEOUT, operation)
+    return None if operation >= LONGEST_WAIT else max(MIN_STALL_TIMEOUT, operation)
 
 
 class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
