@@ -134,6 +134,8 @@ class StreamState:
     """Bytes we may still send (delayed_ack), or 1/0 packets in flight allowed (classic)."""
     unacknowledged: int = 0
     """Bytes consumed but not yet returned to the device as credit (delayed_ack)."""
+    receive_window: int = 0
+    """The window our OPEN announced (delayed_ack); OKAYs are batched against it."""
 
 
 class HostProtocol:
@@ -191,8 +193,8 @@ class HostProtocol:
         self._require(ConnectionState.ONLINE, f"open {service!r}")
         local_id = self._next_local_id
         self._next_local_id = (self._next_local_id % 0x7FFFFFFF) + 1
-        self.streams[local_id] = StreamState(local_id, service)
         window = self.receive_window if self.delayed_ack else 0
+        self.streams[local_id] = StreamState(local_id, service, receive_window=window)
         return local_id, P.Packet(P.A_OPEN, local_id, window, service.encode() + b"\0")
 
     def can_write(self, local_id: int) -> bool:
@@ -229,7 +231,7 @@ class HostProtocol:
         if not self.delayed_ack:
             return P.Packet(P.A_OKAY, local_id, stream.remote_id, b"")
         stream.unacknowledged += consumed
-        if stream.unacknowledged < self.receive_window // ACK_BATCH_FRACTION:
+        if stream.unacknowledged < stream.receive_window // ACK_BATCH_FRACTION:
             return None
         payload = _U32.pack(stream.unacknowledged)
         stream.unacknowledged = 0
