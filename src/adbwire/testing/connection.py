@@ -159,23 +159,20 @@ class DeviceConnection:
 
     def _dispatch(self, packet: RawPacket) -> None:
         command, arg0, arg1, _check, payload = packet
-        if self.phase is Phase.ONLINE:
-            if command == P.A_OKAY:
-                self._on_okay(arg0, arg1, payload)
-            elif command == P.A_WRTE:
-                self._on_write(arg0, arg1, payload)
-            elif command == P.A_OPEN:
-                self._on_open(arg0, arg1, payload)
-            elif command == P.A_CLSE:
-                self._on_close(arg0, arg1)
-            elif command == P.A_CNXN:
-                self._on_cnxn(arg0, arg1, payload)
-            elif command == P.A_AUTH:
-                self._on_auth(arg0, payload)
-        elif command == P.A_CNXN:
+        if command == P.A_CNXN:
             self._on_cnxn(arg0, arg1, payload)
         elif command == P.A_AUTH:
             self._on_auth(arg0, payload)
+        elif self.phase is not Phase.ONLINE:
+            return
+        elif command == P.A_OPEN:
+            self._on_open(arg0, arg1, payload)
+        elif command == P.A_OKAY:
+            self._on_okay(arg0, arg1, payload)
+        elif command == P.A_WRTE:
+            self._on_write(arg0, arg1, payload)
+        elif command == P.A_CLSE:
+            self._on_close(arg0, arg1)
 
     def _on_cnxn(self, version: int, max_payload: int, payload: Payload) -> None:
         if self.phase is Phase.ONLINE:
@@ -264,8 +261,7 @@ class DeviceConnection:
         name = bytes(payload).rstrip(b"\0").decode("utf-8", errors="surrogateescape")
         log.debug("OPEN %r", name)
         handler = None
-        faults = self._state.faults
-        if not (faults.refuse_services and faults.refuses(name)):
+        if not self._state.faults.refuses(name):
             try:
                 handler = open_service(name, self._context)
             except Exception:

@@ -42,12 +42,15 @@ class Faults:
         self.stalled_services = ()
         self._released.set()
 
+    # Both are asked for every stream or write: with no fault set they answer at once.
     def refuses(self, service: str) -> bool:
-        return any(service.startswith(prefix) for prefix in self.refuse_services)
+        return bool(self.refuse_services) and service.startswith(self.refuse_services)
 
     def stalls(self, service: str, bytes_written: int) -> bool:
-        return bytes_written >= self.stall_after_bytes and any(
-            service.startswith(prefix) for prefix in self.stalled_services
+        return (
+            bool(self.stalled_services)
+            and bytes_written >= self.stall_after_bytes
+            and service.startswith(self.stalled_services)
         )
 
     def wait_released(self, timeout: float) -> bool:

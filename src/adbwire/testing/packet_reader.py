@@ -118,11 +118,6 @@ class PacketReader:
         self._chunk: memoryview | None = None
         self._chunk_used = 0
 
-    @property
-    def buffered(self) -> int:
-        """Bytes received but not handed out yet."""
-        return self._end - self._start
-
     def read_packet(self, max_payload: int) -> RawPacket | None:
         """The next whole packet; None at the end of the stream (even mid-packet).
 

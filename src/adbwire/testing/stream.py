@@ -261,12 +261,7 @@ class DeviceStream:
         self._pump()
 
     def _wait_while_stalled(self) -> None:
-        faults = self._faults
-        while (
-            faults.stalled_services
-            and faults.stalls(self.service, self._written)
-            and not self.closed
-        ):
+        while self._faults.stalls(self.service, self._written) and not self.closed:
             self._faults.wait_released(_STALL_POLL)
 
     def _pump(self) -> None:

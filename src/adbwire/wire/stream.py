@@ -114,11 +114,6 @@ class Stream:
     # ----------------------------------------------------------- reading
 
     @property
-    def remote_closed(self) -> bool:
-        """True once the device closed its end (what it sent before may still be unread)."""
-        return self._remote_closed
-
-    @property
     def at_eof(self) -> bool:
         """True when the device closed the stream and every byte was read."""
         with self._lock:

@@ -102,8 +102,6 @@ class ShellProcess:
             self._send(encode(ShellPacketId.CLOSE_STDIN), deadline)
 
     def _send(self, packet: bytes, deadline: Deadline | None) -> bool:
-        if self._stream.remote_closed and self._stream.connection.failure is None:
-            return False  # the command already ended (a short one often has by now)
         try:
             self._stream.write(packet, deadline)
         except DisconnectedError:
