@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import socket
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -143,3 +146,25 @@ def test_a_double_dash_before_the_command_is_dropped(
 def test_a_timeout_of_nan_is_refused(adbwire: Run) -> None:
     status, _, err = adbwire("--timeout", "nan", "-s", "127.0.0.1:1", "shell", "-n", "true")
     assert status == 2 and "--timeout" in err
+
+
+def test_shell_exits_cleanly_while_forwarded_stdin_is_still_open(
+    adbwire: Run, sim_device: SimulatedDevice
+) -> None:
+    """`producer | adbwire shell CMD` where CMD ends first: the stdin pump is still blocked in a
+    read at exit, which must not abort the interpreter (it did with a buffered stdin)."""
+    command = ["shell", "echo done; exit 3"]
+    with subprocess.Popen(
+        [sys.executable, "-m", "adbwire", "--timeout", "10", "-s", sim_device.serial, *command],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
+    ) as child:
+        assert child.stdout and child.stderr
+        try:
+            child.wait(timeout=30)  # not communicate(), which would close stdin
+        finally:
+            child.kill()
+        out, err = child.stdout.read(), child.stderr.read()
+    assert (child.returncode, out, err) == (3, b"done\n", b"")

@@ -8,9 +8,10 @@ forwarded (not with -n). With no command on a terminal it opens an interactive s
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.interactive import run_interactive
@@ -53,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
         deadline = Deadline(seconds, f"shell {command!r}")
         with client.start_shell(command, timeout=args.timeout) as process:
-            pump = _start_stdin_pump(process, sys.stdin.buffer) if forward_stdin else None
+            pump = _start_stdin_pump(process, sys.stdin.fileno()) if forward_stdin else None
             if pump is None:
                 process.close_stdin(deadline)
             for channel, data in process.output(deadline):
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if exit_code is None else exit_code
 
 
-def _start_stdin_pump(process: ShellProcess, source: BinaryIO) -> threading.Thread | None:
+def _start_stdin_pump(process: ShellProcess, stdin_fd: int) -> threading.Thread | None:
     if not process.v2:
         print(
             "adbwire: warning: the device lacks shell_v2 (Android < 7): stdin is not forwarded",
@@ -75,13 +76,12 @@ def _start_stdin_pump(process: ShellProcess, source: BinaryIO) -> threading.Thre
         )
         return None
 
+    # os.read on the descriptor, not sys.stdin.buffer: this thread may still be blocked in a
+    # read when the command ends, and a daemon thread holding the BufferedReader's lock makes
+    # the interpreter abort at exit ("could not acquire lock for <stdin>").
     def pump() -> None:
         try:
-            while (
-                chunk := source.read1(64 * 1024)
-                if hasattr(source, "read1")
-                else source.read(64 * 1024)
-            ):
+            while chunk := os.read(stdin_fd, 64 * 1024):
                 process.write_stdin(chunk)
             process.close_stdin()
         except (AdbwireError, OSError, ValueError):
