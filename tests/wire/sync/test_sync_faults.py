@@ -10,6 +10,7 @@ import pytest
 
 from adbwire.errors import AdbTimeoutError, DisconnectedError, SyncFailError, UsageError
 from adbwire.wire.services import sync
+from tests.wire.services.loopback_servers import wait_until
 from tests.wire.sync.conftest import SyncDevice
 from tests.wire.sync.test_push_pull import pattern
 
@@ -114,7 +115,9 @@ def test_no_space_left_fails_and_leaves_no_partial_file(
     (failure,) = result.failed
     assert failure.destination == "/data/local/tmp/big"
     assert "No space left on device" in str(failure.error)
-    assert not sync_device.files.exists("/data/local/tmp/big")
+    # The device removes the partial file once it has drained the failed transfer, which
+    # may be after the push returned (adbd does the same).
+    assert wait_until(lambda: not sync_device.files.exists("/data/local/tmp/big"), 5)
     assert sync_device.files.read_bytes("/data/local/tmp/small") == b"fits"
 
 

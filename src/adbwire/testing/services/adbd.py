@@ -18,14 +18,17 @@ __all__ = ["open_adbd_service"]
 def _answer(
     text: str, context: ServiceContext, *, then: Callable[[], None] | None = None
 ) -> ServiceHandler:
-    """Write `text`; if `then` is given, run it and drop the connection (adbd restarts)."""
+    """Write `text`; if `then` is given, run it and drop the connection (adbd restarts).
+
+    `then` runs before the stream closes: a client such as `adb reboot` exits at the close,
+    and whoever checks the device next must already see the change."""
 
     def serve(stream: DeviceStream) -> None:
         if text:
             stream.write(text.encode())
         if then is not None:
-            stream.close()
             then()
+            stream.close()
             context.kick()
 
     return serve
