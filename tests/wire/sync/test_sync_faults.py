@@ -169,7 +169,7 @@ def test_a_stalled_pull_times_out_and_cleans_up(sync_device: SyncDevice, tmp_pat
                 sync_device.client.connection,
                 "/sdcard/slow.bin",
                 str(tmp_path / "slow.bin"),
-                timeout=0.5,
+                timeout=1.0,  # idle time allowed: the open and stat before the stall must fit
             )
     finally:
         sync_device.device.faults.release_stalls()
