@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+from collections.abc import Mapping
+from pathlib import Path
 
 from adbwire.cli.main import build_parser
 
@@ -27,3 +31,20 @@ def serve_argv(*arguments: str) -> list[str]:
     if serve_registered():
         return [sys.executable, "-m", "adbwire", "serve", *arguments]
     return [sys.executable, "-c", _SHIM, "serve", *arguments]
+
+
+def environment(tmp_path: Path) -> dict[str, str]:
+    """A child environment whose home and state live under `tmp_path`."""
+    return {
+        "HOME": str(tmp_path / "home"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "PATH": os.environ.get("PATH", ""),
+    }
+
+
+def request(number: int, method: str, params: Mapping[str, object]) -> bytes:
+    """One JSON-RPC request line."""
+    return (
+        json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}).encode()
+        + b"\n"
+    )

@@ -4,10 +4,8 @@ and the SDK's stdio client can use every kind of tool, resource and prompt over 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -17,24 +15,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from tests.mcp.harness import WAIT, Elicitor, data_of, error_of
-from tests.mcp.spawn import serve_argv
+from tests.mcp.spawn import environment, request, serve_argv
 
 pytestmark = pytest.mark.timeout(120)
-
-
-def environment(tmp_path: Path) -> dict[str, str]:
-    return {
-        "HOME": str(tmp_path / "home"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "PATH": os.environ.get("PATH", ""),
-    }
-
-
-def request(number: int, method: str, params: Mapping[str, object]) -> bytes:
-    return (
-        json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}).encode()
-        + b"\n"
-    )
 
 
 def test_stdout_carries_only_protocol_messages(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from adbwire.mcp.audit import AuditLog, state_dir
 from adbwire.mcp.devices import DeviceRegistry, TransportWrapper
 from adbwire.mcp.policy import Policy, load_policy_file, with_flags
 from adbwire.mcp.server import build_server
+from adbwire.mcp.stdio import run_stdio
 from adbwire.mcp.usb_source import UsbSource
 from adbwire.wire.connection import Signer
 from adbwire.wire.keys import load_keys
@@ -138,7 +139,8 @@ def _simulated_device() -> Iterator[str]:
 
 
 def serve(options: ServeOptions) -> int:
-    """Run until the client goes away (stdio) or the process is interrupted (HTTP)."""
+    """Run until the client goes away or the process is interrupted; 128 + the signal
+    number when a signal ended a stdio session."""
     transport = "http" if options.http else "stdio"
     with running_app(options, transport) as app:
         server = build_server(app)
@@ -147,5 +149,7 @@ def serve(options: ServeOptions) -> int:
 
             anyio.run(serve_http, server, options.http, options.show_token)
         else:
-            anyio.run(server.run_stdio_async)
+            stopped_by = anyio.run(run_stdio, server)
+            if stopped_by is not None:
+                return 128 + stopped_by  # the shell's convention: 130 for Ctrl-C
     return 0

@@ -1,0 +1,135 @@
+"""`adbwire serve` over stdio, ended cleanly by Ctrl-C or SIGTERM.
+
+The MCP SDK reads stdin in a worker thread that cancellation cannot interrupt, so on a signal
+the server would go on waiting for the client's next line (Ctrl-C did nothing; SIGTERM killed
+the process before recordings, connections and the audit log were closed). Here fd 0 is a
+pipe that this module feeds from the real stdin; the first SIGINT or SIGTERM stops the feed,
+so the SDK sees end of input: the same orderly shutdown as a client closing the pipe. A
+second signal ends the process at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from types import TracebackType
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_CHUNK = 64 * 1024
+_FEED_JOIN_SECONDS = 5.0
+
+
+async def run_stdio(server: MCPServer) -> int | None:
+    """Serve until the client closes stdin (None) or a stop signal arrives (its number)."""
+    if sys.platform == "win32" or not _stdin_is_open():
+        # Windows has no signal receivers and no select() on pipes.
+        await server.run_stdio_async()
+        return None
+    received: list[int] = []
+    with _StdinFeed() as feed:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(_stop_feed_on_signal, feed, received)
+            await server.run_stdio_async()
+            tasks.cancel_scope.cancel()
+    return received[0] if received else None
+
+
+async def _stop_feed_on_signal(feed: _StdinFeed, received: list[int]) -> None:
+    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async for number in signals:
+            if received:  # the second one: no more waiting for a clean end
+                signal.signal(number, signal.SIG_DFL)
+                os.kill(os.getpid(), number)
+            received.append(number)
+            feed.stop()
+
+
+def _stdin_is_open() -> bool:
+    try:
+        os.fstat(0)
+    except OSError:
+        return False
+    return True
+
+
+class _StdinFeed:
+    """Replaces fd 0 with a pipe and copies the real stdin into it until `stop()`."""
+
+    def __init__(self) -> None:
+        self._source = -1
+        self._sink = -1
+        self._wake_read, self._wake_write = -1, -1
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> _StdinFeed:
+        self._source = os.dup(0)
+        pipe_read, self._sink = os.pipe()
+        os.set_blocking(self._sink, False)
+        self._wake_read, self._wake_write = os.pipe()
+        os.dup2(pipe_read, 0)
+        os.close(pipe_read)
+        self._thread = threading.Thread(target=self._copy, name="adbwire-stdin-feed", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        with contextlib.suppress(OSError):
+            os.write(self._wake_write, b"x")
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+        if self._thread is not None:
+            self._thread.join(_FEED_JOIN_SECONDS)
+        os.dup2(self._source, 0)
+        for fd in (self._source, self._wake_read, self._wake_write):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+    def _copy(self) -> None:
+        try:
+            for data in self._chunks():
+                if not self._write_all(data):
+                    break
+        finally:
+            os.close(self._sink)  # end of input for the SDK's reader
+
+    def _chunks(self) -> Iterator[bytes]:
+        while True:
+            readable, _, _ = select.select([self._source, self._wake_read], [], [])
+            if self._wake_read in readable:
+                return
+            try:
+                data = os.read(self._source, _CHUNK)
+            except OSError:
+                return
+            if not data:
+                return
+            yield data
+
+    def _write_all(self, data: bytes) -> bool:
+        """False once stopped (the SDK may no longer be reading, so the pipe may be full)."""
+        view = memoryview(data)
+        while view:
+            readable, _, _ = select.select([self._wake_read], [self._sink], [])
+            if readable:
+                return False
+            try:
+                view = view[os.write(self._sink, view) :]
+            except BlockingIOError:
+                continue
+            except OSError:
+                return False
+        return True

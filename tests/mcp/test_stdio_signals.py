@@ -1,0 +1,62 @@
+"""`adbwire serve` over stdio stops cleanly on Ctrl-C or SIGTERM while its client still holds
+stdin open: it exits with 128 + the signal, after closing its device sessions in order."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.mcp.spawn import environment, request, serve_argv
+
+pytestmark = [
+    pytest.mark.timeout(120),
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
+]
+
+INITIALIZE = {
+    "protocolVersion": "2025-06-18",
+    "capabilities": {},
+    "clientInfo": {"name": "signal-test", "version": "1"},
+}
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_ends_a_session_whose_client_keeps_stdin_open(
+    tmp_path: Path, stop: signal.Signals
+) -> None:
+    recording = tmp_path / "session.jsonl"
+    with subprocess.Popen(
+        serve_argv("--simulate", "--no-audit", "--record", str(recording)),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(tmp_path),
+    ) as process:
+        assert process.stdin and process.stdout and process.stderr
+        process.stdin.write(
+            request(1, "initialize", INITIALIZE)
+            + b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n'
+            + request(2, "tools/call", {"name": "device_info", "arguments": {}})
+        )
+        process.stdin.flush()
+        for line in process.stdout:  # each line is bounded by the test's timeout marker
+            if json.loads(line).get("id") == 2:
+                break
+        else:
+            pytest.fail(f"serve ended before answering: {process.stderr.read().decode()}")
+        process.send_signal(stop)
+        try:
+            process.wait(timeout=30)
+        finally:
+            process.kill()
+        errors = process.stderr.read().decode()
+    assert process.returncode == 128 + stop, errors
+    assert "Traceback" not in errors
+    # The device connection was closed by us, so the recording ends like any other session.
+    last = json.loads(recording.read_text().splitlines()[-1])
+    assert (last["event"], last["by"]) == ("end", "host")
