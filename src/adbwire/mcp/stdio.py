@@ -17,7 +17,6 @@ import signal
 import sys
 import threading
 from collections.abc import Iterator
-from types import TracebackType
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -84,12 +83,7 @@ class _StdinFeed:
         with contextlib.suppress(OSError):
             os.write(self._wake_write, b"x")
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.stop()
         if self._thread is not None:
             self._thread.join(_FEED_JOIN_SECONDS)
