@@ -28,8 +28,11 @@ _FEED_JOIN_SECONDS = 5.0
 
 async def run_stdio(server: MCPServer) -> int | None:
     """Serve until the client closes stdin (None) or a stop signal arrives (its number)."""
-    if sys.platform == "win32" or not _stdin_is_open():
-        # Windows has no signal receivers and no select() on pipes.
+    if (
+        sys.platform == "win32"  # no signal receivers, no select() on pipes
+        or threading.current_thread() is not threading.main_thread()  # signals need it
+        or not _stdin_is_open()
+    ):
         await server.run_stdio_async()
         return None
     received: list[int] = []
