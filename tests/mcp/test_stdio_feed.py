@@ -39,16 +39,36 @@ def waiting_bytes():
     fcntl.ioctl(0, termios.FIONREAD, count)
     return count[0]
 
+def wait_until_the_pipe_is_full():
+    # The writer never pauses, so a pipe whose content stops growing is full (its size
+    # differs between systems: 64 KiB on Linux, 16 KiB at first on macOS).
+    last, deadline = -1, time.monotonic() + 20
+    while time.monotonic() < deadline:
+        now = waiting_bytes()
+        if now > 0 and now == last:
+            return
+        last = now
+        time.sleep(0.05)
+    raise AssertionError("the feed's pipe never filled")
+
 with _StdinFeed() as feed:
-    deadline = time.monotonic() + 20
-    while waiting_bytes() < 65536 and time.monotonic() < deadline:  # a full pipe
-        time.sleep(0.01)
-    assert waiting_bytes() >= 65536, waiting_bytes()
+    wait_until_the_pipe_is_full()
     feed.stop()
     count = 0
     while chunk := os.read(0, 100_000):
         count += len(chunk)
 print("end of input after", count)
+"""
+
+
+STOP_BEFORE_ENTER = """
+import os
+from adbwire.mcp.stdio import _StdinFeed
+feed = _StdinFeed()
+feed.stop()  # a signal that came while `serve` was still starting
+with feed:
+    print("read", len(os.read(0, 100)))
+feed.close()
 """
 
 
@@ -88,3 +108,14 @@ def test_stop_ends_input_while_the_real_stdin_stays_open() -> None:
         out = child.stdout.read().decode()
     assert not writer.is_alive()
     assert child.returncode == 0 and out.startswith("end of input after"), out
+
+
+def test_a_stop_before_the_feed_starts_still_ends_input() -> None:
+    with run_child(STOP_BEFORE_ENTER) as child:
+        assert child.stdout
+        try:
+            child.wait(timeout=30)  # stdin stays open and empty: only the stop ends the read
+        finally:
+            child.kill()
+        out = child.stdout.read().decode()
+    assert (child.returncode, out) == (0, "read 0\n")

@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterator
 
 import anyio
+import anyio.abc
 from mcp.server.mcpserver import MCPServer
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -31,21 +32,38 @@ async def run_stdio(server: MCPServer) -> int | None:
     if (
         sys.platform == "win32"  # no signal receivers, no select() on pipes
         or threading.current_thread() is not threading.main_thread()  # signals need it
-        or not _stdin_is_open()
+        or not _stdin_is_fd_0()
     ):
         await server.run_stdio_async()
         return None
     received: list[int] = []
-    with _StdinFeed() as feed:
+    feed = _StdinFeed()
+    try:
         async with anyio.create_task_group() as tasks:
-            tasks.start_soon(_stop_feed_on_signal, feed, received)
-            await server.run_stdio_async()
+            await tasks.start(_stop_feed_on_signal, feed, received)  # before fd 0 moves
+            with feed:
+                await server.run_stdio_async()
             tasks.cancel_scope.cancel()
-    return received[0] if received else None
+    finally:
+        feed.close()
+    if not received:
+        return None
+    for number in STOP_SIGNALS:  # another one during the shutdown that follows: exit at once
+        if signal.getsignal(number) is not signal.SIG_IGN:
+            signal.signal(number, signal.SIG_DFL)
+    return received[0]
 
 
-async def _stop_feed_on_signal(feed: _StdinFeed, received: list[int]) -> None:
-    with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+async def _stop_feed_on_signal(
+    feed: _StdinFeed,
+    received: list[int],
+    *,
+    task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+) -> None:
+    # A signal the parent set to be ignored (a background job) stays ignored.
+    wanted = [n for n in STOP_SIGNALS if signal.getsignal(n) is not signal.SIG_IGN]
+    with anyio.open_signal_receiver(*wanted) as signals:
+        task_status.started()
         async for number in signals:
             if received:  # the second one: no more waiting for a clean end
                 signal.signal(number, signal.SIG_DFL)
@@ -54,28 +72,32 @@ async def _stop_feed_on_signal(feed: _StdinFeed, received: list[int]) -> None:
             feed.stop()
 
 
-def _stdin_is_open() -> bool:
+def _stdin_is_fd_0() -> bool:
+    """The SDK serves `sys.stdin` only when it is fd 0; otherwise it is left alone."""
     try:
+        if sys.stdin is None or sys.stdin.fileno() != 0:
+            return False
         os.fstat(0)
-    except OSError:
+    except (OSError, ValueError):
         return False
     return True
 
 
 class _StdinFeed:
-    """Replaces fd 0 with a pipe and copies the real stdin into it until `stop()`."""
+    """Replaces fd 0 with a pipe and copies the real stdin into it until `stop()`.
+
+    `stop()` works at any time from creation on, even before the feed is entered."""
 
     def __init__(self) -> None:
         self._source = -1
         self._sink = -1
-        self._wake_read, self._wake_write = -1, -1
+        self._wake_read, self._wake_write = os.pipe()
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> _StdinFeed:
         self._source = os.dup(0)
         pipe_read, self._sink = os.pipe()
         os.set_blocking(self._sink, False)
-        self._wake_read, self._wake_write = os.pipe()
         os.dup2(pipe_read, 0)
         os.close(pipe_read)
         self._thread = threading.Thread(target=self._copy, name="adbwire-stdin-feed", daemon=True)
@@ -91,9 +113,15 @@ class _StdinFeed:
         if self._thread is not None:
             self._thread.join(_FEED_JOIN_SECONDS)
         os.dup2(self._source, 0)
-        for fd in (self._source, self._wake_read, self._wake_write):
+        os.close(self._source)
+        self.close()
+
+    def close(self) -> None:
+        """Release the stop pipe (idempotent; for a feed that was never entered too)."""
+        for fd in (self._wake_read, self._wake_write):
             with contextlib.suppress(OSError):
                 os.close(fd)
+        self._wake_read = self._wake_write = -1
 
     def _copy(self) -> None:
         try:
@@ -110,6 +138,8 @@ class _StdinFeed:
                 return
             try:
                 data = os.read(self._source, _CHUNK)
+            except BlockingIOError:  # the client may have made its end of stdin non-blocking
+                continue
             except OSError:
                 return
             if not data:
