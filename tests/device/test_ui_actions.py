@@ -3,13 +3,17 @@ screen is read again and screen_changed / keyboard_shown tell the truth."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from adbwire.device import ui_actions
 from adbwire.device.ui import AmbiguousMatchError, NoMatchError, Selector, read_ui
 from adbwire.device.ui.errors import StaleElementError
-from adbwire.device.ui.observe import KEYBOARD_NOTE
-from adbwire.errors import UsageError
+from adbwire.device.ui.observe import KEYBOARD_NOTE, observe_after
+from adbwire.errors import DisconnectedError, UsageError
+from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import simulated
 
 FAST = 0.3  # settle window: the simulator changes at once
@@ -162,3 +166,18 @@ def test_scroll_is_bounded_and_needs_something_scrollable() -> None:
     with simulated("vault") as sim:
         nothing = ui_actions.scroll_to_element(sim.client, Selector("Books"))
         assert nothing.reason == "nothing scrollable on screen"
+
+
+def test_watching_for_a_change_ends_at_once_when_the_link_drops() -> None:
+    with simulated("notes_list") as sim:
+        before = read_ui(sim.client)
+
+        def drop_the_link(inv: Invocation, command: CommandFn) -> int:
+            threading.Thread(target=sim.client.close).start()  # the link drops mid-watch
+            return command(inv)
+
+        sim.userland.hooks["uiautomator"] = drop_the_link
+        started = time.monotonic()
+        with pytest.raises(DisconnectedError):
+            observe_after(sim.client, before, settle=60)
+        assert time.monotonic() - started < 30  # not the 60 s it may watch for

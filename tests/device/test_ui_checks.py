@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from importlib import resources
 
 import pytest
@@ -10,7 +12,7 @@ from adbwire.device import ui_actions
 from adbwire.device.parsers import UiHierarchy, parse_ui_xml
 from adbwire.device.ui import Selector
 from adbwire.device.ui.checks import check
-from adbwire.errors import UsageError
+from adbwire.errors import DisconnectedError, UsageError
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import Sim, simulated
 
@@ -110,3 +112,17 @@ def test_assert_element_reads_the_device() -> None:
         assert result.passed and "Dark theme" in result.evidence
         missing = ui_actions.assert_element(sim.client, Selector("Light theme"), "visible")
         assert not missing.passed and "nothing visible matches" in missing.evidence
+
+
+def test_a_lost_connection_ends_the_wait_at_once() -> None:
+    with simulated("notes_list") as sim:
+
+        def drop_the_link(inv: Invocation, command: CommandFn) -> int:
+            threading.Thread(target=sim.client.close).start()  # the link drops mid-wait
+            return command(inv)
+
+        sim.userland.hooks["uiautomator"] = drop_the_link
+        started = time.monotonic()
+        with pytest.raises(DisconnectedError):
+            ui_actions.wait_for_element(sim.client, Selector("SAVE"), poll=0.2, timeout=60)
+        assert time.monotonic() - started < 30  # not the 60 s the wait was allowed

@@ -15,7 +15,7 @@ from adbwire.device.parsers import UiElement, UiHierarchy, parse_ui_xml
 from adbwire.device.ui.compact import element_line, merged_labels
 from adbwire.device.ui.dump import dump_ui
 from adbwire.device.ui.select import Selector, find
-from adbwire.errors import AdbwireError, OperationCancelledError, UsageError
+from adbwire.errors import AdbwireError, DisconnectedError, OperationCancelledError, UsageError
 from adbwire.wire.client import AdbClient
 
 MAX_WAIT = 120.0
@@ -75,8 +75,8 @@ def wait_for_element(
         try:
             hierarchy = read_tree(client)
             error = None
-        except OperationCancelledError:
-            raise
+        except (OperationCancelledError, DisconnectedError):
+            raise  # a closed link never comes back: polling on would only wait out the time
         except AdbwireError as exc:
             error = str(exc)
         reads += 1

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass
 
 from adbwire.device.ui.snapshot import UiSnapshot, read_ui
-from adbwire.errors import AdbwireError, OperationCancelledError
+from adbwire.errors import AdbwireError, DisconnectedError, OperationCancelledError
 from adbwire.wire.client import AdbClient
 
 log = logging.getLogger(__name__)
@@ -47,8 +47,8 @@ def observe_after(
         try:
             after = read_ui(client)
             error = None
-        except OperationCancelledError:
-            raise
+        except (OperationCancelledError, DisconnectedError):
+            raise  # a closed link never comes back: polling on would only wait out the time
         except AdbwireError as exc:
             log.debug("re-reading the screen failed", exc_info=True)
             after, error = None, str(exc)
