@@ -3,7 +3,6 @@ screen is read again and screen_changed / keyboard_shown tell the truth."""
 
 from __future__ import annotations
 
-import threading
 import time
 
 import pytest
@@ -13,8 +12,7 @@ from adbwire.device.ui import AmbiguousMatchError, NoMatchError, Selector, read_
 from adbwire.device.ui.errors import StaleElementError
 from adbwire.device.ui.observe import KEYBOARD_NOTE, observe_after
 from adbwire.errors import DisconnectedError, UsageError
-from adbwire.testing.userland.shell.interp import CommandFn, Invocation
-from tests.device.ui_sim import simulated
+from tests.device.ui_sim import drop_link_at_next_dump, simulated
 
 FAST = 0.3  # settle window: the simulator changes at once
 
@@ -171,12 +169,7 @@ def test_scroll_is_bounded_and_needs_something_scrollable() -> None:
 def test_watching_for_a_change_ends_at_once_when_the_link_drops() -> None:
     with simulated("notes_list") as sim:
         before = read_ui(sim.client)
-
-        def drop_the_link(inv: Invocation, command: CommandFn) -> int:
-            threading.Thread(target=sim.client.close).start()  # the link drops mid-watch
-            return command(inv)
-
-        sim.userland.hooks["uiautomator"] = drop_the_link
+        drop_link_at_next_dump(sim)
         started = time.monotonic()
         with pytest.raises(DisconnectedError):
             observe_after(sim.client, before, settle=60)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from importlib import resources
 
@@ -14,7 +13,7 @@ from adbwire.device.ui import Selector
 from adbwire.device.ui.checks import check
 from adbwire.errors import DisconnectedError, UsageError
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
-from tests.device.ui_sim import Sim, simulated
+from tests.device.ui_sim import Sim, drop_link_at_next_dump, simulated
 
 
 def move_after_dumps(sim: Sim, count: int, screen: str) -> None:
@@ -116,12 +115,7 @@ def test_assert_element_reads_the_device() -> None:
 
 def test_a_lost_connection_ends_the_wait_at_once() -> None:
     with simulated("notes_list") as sim:
-
-        def drop_the_link(inv: Invocation, command: CommandFn) -> int:
-            threading.Thread(target=sim.client.close).start()  # the link drops mid-wait
-            return command(inv)
-
-        sim.userland.hooks["uiautomator"] = drop_the_link
+        drop_link_at_next_dump(sim)
         started = time.monotonic()
         with pytest.raises(DisconnectedError):
             ui_actions.wait_for_element(sim.client, Selector("SAVE"), poll=0.2, timeout=60)

@@ -4,6 +4,7 @@ one (to make `uiautomator` fail, or to act when a command runs), plus a connecte
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,3 +83,13 @@ def simulated(screen: str | None = None, **options: Any) -> Iterator[Sim]:
         if screen is not None:
             sim.show(screen)
         yield sim
+
+
+def drop_link_at_next_dump(sim: Sim) -> None:
+    """The client's connection closes while the next `uiautomator dump` runs."""
+
+    def hook(inv: Invocation, command: CommandFn) -> int:
+        threading.Thread(target=sim.client.close).start()
+        return command(inv)
+
+    sim.userland.hooks["uiautomator"] = hook
