@@ -47,6 +47,22 @@ def test_third_party_libraries_stay_in_their_layer(path: Path) -> None:
             assert package_of(path) == owner, f"{path.name} imports {name}; only {owner}/ may"
 
 
+LEAF_PACKAGES = ("shell_syntax",)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in SOURCES if package_of(path) in LEAF_PACKAGES],
+    ids=lambda p: str(p.relative_to(SOURCE)),
+)
+def test_leaf_packages_import_nothing_else_of_adbwire(path: Path) -> None:
+    """shell_syntax is shared by the simulator and the MCP guard, so it depends on neither."""
+    own = f"adbwire.{package_of(path)}"
+    for name in imports_of(path):
+        if name == "adbwire" or name.startswith("adbwire."):
+            assert name == own or name.startswith(own + "."), f"{path} imports {name}"
+
+
 @pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(SOURCE)))
 def test_imports_flow_down_the_layers(path: Path) -> None:
     forbidden = FORBIDDEN_UPWARD.get(package_of(path), ())

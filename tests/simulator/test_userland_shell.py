@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from adbwire.shell_syntax.lexer import ShellSyntaxError
+from adbwire.shell_syntax.parser import parse
 from adbwire.testing.userland import BufferIO, Userland
-from adbwire.testing.userland.shell.lexer import ShellSyntaxError
-from adbwire.testing.userland.shell.parser import parse
 from tests.simulator.userland_harness import make_userland, run
 
 ARGV_CASES = [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from adbwire.shell_syntax.lexer import ShellSyntaxError
+from adbwire.shell_syntax.parser import parse
 from adbwire.testing.userland.device import Device
 from adbwire.testing.userland.process import ProcessIO, Streams
 from adbwire.testing.userland.shell.interp import ExitShell, Shell
-from adbwire.testing.userland.shell.lexer import ShellSyntaxError
-from adbwire.testing.userland.shell.parser import parse
 
 
 def new_shell(device: Device, cancelled: Callable[[], bool]) -> Shell:

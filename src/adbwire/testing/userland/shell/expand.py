@@ -11,9 +11,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
+from adbwire.shell_syntax.lexer import Arith, CmdSub, Lit, Param, Word
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.shell.arith import evaluate
-from adbwire.testing.userland.shell.lexer import Arith, CmdSub, Lit, Param, Word
 
 Segment = tuple[str, bool]  # (text, literal): literal text never splits and never globs
 IFS_WHITESPACE = " \t\n"

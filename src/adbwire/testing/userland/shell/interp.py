@@ -13,14 +13,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, cast
 
-from adbwire.testing.device_files import FsError
-from adbwire.testing.userland.process import BufferWriter, BytesReader, NullWriter, Streams
-from adbwire.testing.userland.shell import redirects
-from adbwire.testing.userland.shell.arith import ArithmeticFailure
-from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
-from adbwire.testing.userland.shell.expand import expand_single, expand_words
-from adbwire.testing.userland.shell.lexer import ShellSyntaxError
-from adbwire.testing.userland.shell.parser import (
+from adbwire.shell_syntax.lexer import ShellSyntaxError
+from adbwire.shell_syntax.parser import (
     AndOr,
     Command,
     For,
@@ -32,6 +26,12 @@ from adbwire.testing.userland.shell.parser import (
     Simple,
     parse,
 )
+from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.process import BufferWriter, BytesReader, NullWriter, Streams
+from adbwire.testing.userland.shell import redirects
+from adbwire.testing.userland.shell.arith import ArithmeticFailure
+from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
+from adbwire.testing.userland.shell.expand import expand_single, expand_words
 
 if TYPE_CHECKING:
     from adbwire.testing.device_files import DeviceFiles

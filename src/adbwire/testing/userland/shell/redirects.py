@@ -6,10 +6,10 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
+from adbwire.shell_syntax.parser import Redirect
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.process import BytesReader, NullWriter, Reader, Streams, Writer
 from adbwire.testing.userland.shell.expand import expand_single
-from adbwire.testing.userland.shell.parser import Redirect
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.shell.interp import Shell

@@ -2,8 +2,9 @@
 
 A word is kept as a list of parts that remember whether they were quoted, because quoting
 decides later whether an expansion is split into fields and whether `*` globs. Command
-substitutions keep their source text; the interpreter parses and *runs* them when the word
-is expanded, exactly when a real shell would.
+substitutions keep their source text: the simulator's interpreter parses and *runs* them when
+the word is expanded, exactly when a real shell would; the run_shell guard parses them to
+see what they would run.
 """
 
 from __future__ import annotations

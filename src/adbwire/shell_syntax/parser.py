@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from adbwire.testing.userland.shell.lexer import (
+from adbwire.shell_syntax.lexer import (
     REDIRECT_OPS,
     Lit,
     Op,

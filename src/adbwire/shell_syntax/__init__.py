@@ -1,0 +1,57 @@
+"""The POSIX shell command language as Android's /system/bin/sh (mksh) reads it: syntax only.
+
+Tokens and a syntax tree, no expansion and no execution. Two consumers: the simulated
+device's interpreter (`adbwire.testing.userland.shell`) runs the tree, and the MCP server's
+`run_shell` guard (`adbwire.mcp.shell_guard`) reads it to decide what a command line may do.
+A leaf package: it imports nothing else of adbwire.
+"""
+
+from adbwire.shell_syntax.lexer import (
+    Arith,
+    CmdSub,
+    Lit,
+    Op,
+    Param,
+    Part,
+    ShellSyntaxError,
+    Token,
+    Word,
+    tokenize,
+)
+from adbwire.shell_syntax.parser import (
+    AndOr,
+    Command,
+    For,
+    Group,
+    If,
+    Loop,
+    Pipeline,
+    Redirect,
+    Script,
+    Simple,
+    parse,
+)
+
+__all__ = [
+    "AndOr",
+    "Arith",
+    "CmdSub",
+    "Command",
+    "For",
+    "Group",
+    "If",
+    "Lit",
+    "Loop",
+    "Op",
+    "Param",
+    "Part",
+    "Pipeline",
+    "Redirect",
+    "Script",
+    "ShellSyntaxError",
+    "Simple",
+    "Token",
+    "Word",
+    "parse",
+    "tokenize",
+]
