@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from adbwire.device.parsers.activities import parse_activities
 from adbwire.device.parsers.component import Component
 from adbwire.errors import DeviceCommandError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")
+from tests.device_outputs import device_output
 
 
 def test_mtk_task_format() -> None:
-    stack = parse_activities(read_sample("dumpsys_activity_activities/mtk_camera_task_format.txt"))
+    stack = parse_activities(
+        device_output("dumpsys_activity_activities/mtk_camera_task_format.txt")
+    )
     camera = Component("com.mediatek.camera", "com.mediatek.camera.CameraLauncher")
     assert stack.resumed == camera
     assert stack.focused == camera
@@ -45,7 +37,7 @@ def test_mtk_task_format() -> None:
 
 
 def test_error_output_raises_with_the_device_words() -> None:
-    text = read_sample("dumpsys_activity_activities/error_unknown_command.txt")
+    text = device_output("dumpsys_activity_activities/error_unknown_command.txt")
     with pytest.raises(DeviceCommandError, match=r"Unknown command: com\.funnyenglish\.app"):
         parse_activities(text)
 

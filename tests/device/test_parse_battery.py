@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from adbwire.device.parsers.battery import parse_battery
 from adbwire.errors import DeviceCommandError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")
+from tests.device_outputs import device_output
 
 
 def test_recent_emulator_format() -> None:
-    battery = parse_battery(read_sample("dumpsys_battery/emulator_recent_format.txt"))
+    battery = parse_battery(device_output("dumpsys_battery/emulator_recent_format.txt"))
     assert (battery.level, battery.scale, battery.percent) == (100, 100, 100.0)
     assert battery.status == "charging"  # status: 2
     assert battery.health == "good"  # health: 2

@@ -6,22 +6,9 @@ written by hand in the exact shape AndroidRuntime, libc and ActivityManager prin
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from adbwire.device.parsers.crashes import find_anrs, find_crashes, last_crash
 from adbwire.device.parsers.logcat import parse_logcat
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")
-
+from tests.device_outputs import device_output
 
 THREADTIME_CRASHES = """\
 --------- beginning of main
@@ -122,7 +109,7 @@ def test_truncated_crash_block_without_an_exception_line_is_skipped() -> None:
 
 def test_real_samples_hold_no_crash() -> None:
     for name in ("threadtime_microg_device_excerpt.txt", "brief_format_android3.2_tf201_CRLF.txt"):
-        entries = parse_logcat(read_sample(f"logcat/{name}"))
+        entries = parse_logcat(device_output(f"logcat/{name}"))
         assert entries
         assert find_crashes(entries) == []
         assert find_anrs(entries) == []

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from adbwire.device.parsers.getprop import parse_getprop, summarize_properties
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")  # bytes: keep the device's own line endings
+from tests.device_outputs import device_output
 
 
 def test_android_4_4_huawei() -> None:
-    props = parse_getprop(read_sample("getprop/huawei_g700_android4.4.2_sdk19.txt"))
+    props = parse_getprop(device_output("getprop/huawei_g700_android4.4.2_sdk19.txt"))
     assert len(props) == 429  # one record per line in this file
     assert props["ro.product.model"] == "G700-U20"
     assert props["ro.build.version.sdk"] == "19"
@@ -34,7 +22,7 @@ def test_android_4_4_huawei() -> None:
 
 
 def test_android_11_oneplus_with_a_multiline_value() -> None:
-    props = parse_getprop(read_sample("getprop/oneplus_be2028_android11_sdk30.txt"))
+    props = parse_getprop(device_output("getprop/oneplus_be2028_android11_sdk30.txt"))
     assert len(props) == 1120  # 1122 lines, two of them continue a value
     assert props["persist.sys.boot.reason.history"] == (
         "reboot,ota,1691858645\nreboot,unattended,ota_update,1691858601\nreboot,ota,1691857091"

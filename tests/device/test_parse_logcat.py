@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from adbwire.device.parsers.logcat import (
@@ -14,19 +12,11 @@ from adbwire.device.parsers.logcat import (
     parse_logcat_line,
 )
 from adbwire.errors import UsageError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")  # bytes: keep the CRLF of the old tablet
+from tests.device_outputs import device_output
 
 
 def test_threadtime_microg_excerpt() -> None:
-    entries = parse_logcat(read_sample("logcat/threadtime_microg_device_excerpt.txt"))
+    entries = parse_logcat(device_output("logcat/threadtime_microg_device_excerpt.txt"))
     assert len(entries) == 1284  # 1285 lines, the first is "--------- beginning of main"
     assert entries[0] == LogEntry(
         timestamp="03-13 10:04:17.257",
@@ -49,7 +39,7 @@ def test_threadtime_microg_excerpt() -> None:
 
 
 def test_brief_format_android_3_2_with_crlf() -> None:
-    entries = parse_logcat(read_sample("logcat/brief_format_android3.2_tf201_CRLF.txt"))
+    entries = parse_logcat(device_output("logcat/brief_format_android3.2_tf201_CRLF.txt"))
     assert len(entries) == 1082  # 1084 lines, two of them buffer markers
     first = entries[0]
     assert (first.level, first.tag, first.pid, first.tid) == ("I", "Vold", 103, None)

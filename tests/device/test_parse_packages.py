@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from adbwire.device.parsers.component import Component
@@ -15,15 +13,7 @@ from adbwire.device.parsers.packages import (
     parse_resolve_activity,
 )
 from adbwire.errors import DeviceCommandError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")
+from tests.device_outputs import device_output
 
 
 def test_pm_list_packages_plain_and_with_paths() -> None:
@@ -80,7 +70,7 @@ def test_resolve_activity_brief() -> None:
 
 
 def test_samsung_whole_device_dump() -> None:
-    text = read_sample("dumpsys_package/mvt_samsung_excerpt.txt")
+    text = device_output("dumpsys_package/mvt_samsung_excerpt.txt")
     info = parse_package_info(text, "com.sec.android.app.DataCreate")
     assert info is not None
     assert (info.version_name, info.version_code, info.min_sdk, info.target_sdk) == (
@@ -118,7 +108,7 @@ def test_samsung_whole_device_dump() -> None:
 
 
 def test_unable_to_find_package_is_none() -> None:
-    text = read_sample("dumpsys_package/error_unable_to_find_package.txt")
+    text = device_output("dumpsys_package/error_unable_to_find_package.txt")
     assert parse_package_info(text, "com.funnyenglish.app") is None
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import struct
 import zlib
-from pathlib import Path
 
 import pytest
 
@@ -15,8 +14,7 @@ from adbwire.device.parsers.screencap import (
     raw_frame_is_black,
 )
 from adbwire.errors import DeviceCommandError, UsageError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
+from tests.device_outputs import device_output_bytes
 
 
 def raw_frame(width: int, height: int, fmt: int, pixel: bytes, colorspace: int | None = 1) -> bytes:
@@ -27,10 +25,7 @@ def raw_frame(width: int, height: int, fmt: int, pixel: bytes, colorspace: int |
 
 
 def test_real_screencap_png_is_a_black_1080x2424_frame() -> None:
-    path = SAMPLES / "screencap_png" / "emulator_1080x2424_quietlog.png"
-    if not path.is_file():
-        pytest.skip(f"real screencap {path.name} is not in {SAMPLES} (shared/ beside the repo)")
-    data = path.read_bytes()
+    data = device_output_bytes("screencap_png/emulator_1080x2424_quietlog.png")
     info = parse_png_header(data)
     assert (info.width, info.height, info.bit_depth, info.color_type) == (1080, 2424, 8, 6)
     assert info.interlaced is False

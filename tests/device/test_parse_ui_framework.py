@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from adbwire.device.parsers.ui_dialogs import detect_system_dialog
 from adbwire.device.parsers.ui_framework import detect_framework
 from adbwire.device.parsers.ui_xml import UiElement, parse_ui_xml
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
+from tests.device_outputs import device_output_bytes
 
 
 def real_dump(name: str) -> list[UiElement]:
-    path = SAMPLES / "uiautomator_dump" / name
-    if not path.is_file():
-        pytest.skip(f"real UI dump {name} is not in {SAMPLES} (shared/ beside the repo)")
-    return list(parse_ui_xml(path.read_bytes()).elements)
+    return list(parse_ui_xml(device_output_bytes(f"uiautomator_dump/{name}")).elements)
 
 
 @pytest.mark.parametrize(

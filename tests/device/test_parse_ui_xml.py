@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from adbwire.device.parsers.ui_xml import Bounds, parse_ui_xml
 from adbwire.errors import DeviceCommandError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> bytes:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes()
-
+from tests.device_outputs import device_output_bytes
 
 # (file, nodes, clickable): counted in the files with grep '<node ' and ' clickable="true"'.
 REAL_DUMPS = [
@@ -30,7 +19,7 @@ REAL_DUMPS = [
 
 @pytest.mark.parametrize(("name", "nodes", "clickable"), REAL_DUMPS)
 def test_real_dump_counts_and_tree_shape(name: str, nodes: int, clickable: int) -> None:
-    tree = parse_ui_xml(read_sample(f"uiautomator_dump/{name}"))
+    tree = parse_ui_xml(device_output_bytes(f"uiautomator_dump/{name}"))
     assert tree.rotation == 0
     assert len(tree.elements) == nodes
     assert sum(e.clickable for e in tree.elements) == clickable
@@ -51,7 +40,7 @@ def test_real_dump_counts_and_tree_shape(name: str, nodes: int, clickable: int) 
 
 
 def test_compose_dump() -> None:
-    tree = parse_ui_xml(read_sample("uiautomator_dump/compose_lingbook_1220x2656.xml"))
+    tree = parse_ui_xml(device_output_bytes("uiautomator_dump/compose_lingbook_1220x2656.xml"))
     title = next(e for e in tree.elements if e.text == "新建学科")
     assert title.class_name == "android.widget.TextView"
     assert title.bounds == Bounds(482, 719, 738, 794)
@@ -64,7 +53,9 @@ def test_compose_dump() -> None:
 
 
 def test_flutter_dump_decodes_newline_references_and_naf() -> None:
-    tree = parse_ui_xml(read_sample("uiautomator_dump/flutter_termux_flutter_ide_1080x2400.xml"))
+    tree = parse_ui_xml(
+        device_output_bytes("uiautomator_dump/flutter_termux_flutter_ide_1080x2400.xml")
+    )
     explorer = next(e for e in tree.elements if e.content_desc.startswith("Explorer"))
     assert explorer.content_desc == "Explorer\nTab 1 of 3"  # "&#10;" in the file
     assert explorer.selected and explorer.clickable
@@ -75,7 +66,7 @@ def test_flutter_dump_decodes_newline_references_and_naf() -> None:
 
 
 def test_youtube_dump_decodes_emoji_references() -> None:
-    tree = parse_ui_xml(read_sample("uiautomator_dump/views_youtube_1080x1794.xml"))
+    tree = parse_ui_xml(device_output_bytes("uiautomator_dump/views_youtube_1080x1794.xml"))
     video = next(e for e in tree.elements if e.content_desc.startswith("ANIMALS THAT ASKED"))
     assert "4K \U0001f979 #caughtoncamera" in video.content_desc  # "&#129401;" in the file
     search = next(e for e in tree.elements if e.content_desc == "Search")
@@ -86,7 +77,7 @@ def test_youtube_dump_decodes_emoji_references() -> None:
 
 
 def test_system_dialog_dump_has_hints() -> None:
-    tree = parse_ui_xml(read_sample("uiautomator_dump/system_anr_dialog_quietlog.xml"))
+    tree = parse_ui_xml(device_output_bytes("uiautomator_dump/system_anr_dialog_quietlog.xml"))
     wait = next(e for e in tree.elements if e.resource_id == "android:id/aerr_wait")
     assert (wait.text, wait.class_name, wait.package) == (
         "Wait",

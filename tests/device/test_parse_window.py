@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from adbwire.device.parsers.component import Component
 from adbwire.device.parsers.window import (
     Size,
@@ -14,19 +10,11 @@ from adbwire.device.parsers.window import (
     parse_window_display,
     parse_window_focus,
 )
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
-
-
-def read_sample(relative: str) -> str:
-    path = SAMPLES / relative
-    if not path.is_file():
-        pytest.skip(f"real device output {relative} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes().decode("utf-8")
+from tests.device_outputs import device_output
 
 
 def test_recent_format_play_store_in_focus() -> None:
-    text = read_sample("dumpsys_window/pixel_like_1080x2340_displays.txt")
+    text = device_output("dumpsys_window/pixel_like_1080x2340_displays.txt")
     focus = parse_window_focus(text)
     assert focus.current_focus == "com.android.vending/com.android.vending.AssetBrowserActivity"
     assert focus.focused_app == "com.android.vending/.AssetBrowserActivity"
@@ -42,7 +30,7 @@ def test_recent_format_play_store_in_focus() -> None:
 
 
 def test_android_4_format_without_user_and_with_paused_suffix() -> None:
-    text = read_sample("dumpsys_window/android4x_windows_sampleui.txt")
+    text = device_output("dumpsys_window/android4x_windows_sampleui.txt")
     focus = parse_window_focus(text)
     assert focus.current_focus == (
         "com.dtmilano.android.sampleui/com.dtmilano.android.sampleui.MainActivity"
@@ -59,7 +47,7 @@ def test_android_4_format_without_user_and_with_paused_suffix() -> None:
 def test_notification_shade_over_an_app_is_not_the_app_having_focus() -> None:
     # The MTK activities dump also carries the window manager state of a sleeping device.
     focus = parse_window_focus(
-        read_sample("dumpsys_activity_activities/mtk_camera_task_format.txt")
+        device_output("dumpsys_activity_activities/mtk_camera_task_format.txt")
     )
     assert focus.current_focus == "NotificationShade"
     assert focus.focus_component is None

@@ -3,17 +3,12 @@ debug bundle whose sections fail on their own."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from adbwire.device import apps, ui_actions
 from adbwire.device.parsers import UiHierarchy, parse_ui_xml
 from adbwire.device.ui.audit import FIXES, audit_hierarchy, min_target_px
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import simulated
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
+from tests.device_outputs import device_output_bytes
 
 
 def node(cls: str, bounds: str, children: str = "", **attrs: str) -> str:
@@ -81,10 +76,7 @@ def test_the_real_density_decides_what_is_small() -> None:
 
 
 def real(name: str) -> UiHierarchy:
-    path = SAMPLES / "uiautomator_dump" / name
-    if not path.is_file():
-        pytest.skip(f"real device output {name} is not in {SAMPLES}")
-    return parse_ui_xml(path.read_bytes())
+    return parse_ui_xml(device_output_bytes(f"uiautomator_dump/{name}"))
 
 
 def test_real_views_dump() -> None:

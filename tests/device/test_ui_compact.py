@@ -4,14 +4,13 @@ simulator's screens: small, and no interactive element lost."""
 from __future__ import annotations
 
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
 from adbwire.device.parsers import UiHierarchy, parse_ui_xml
 from adbwire.device.ui import compact_tree, element_line, merged_labels
+from tests.device_outputs import device_output_bytes
 
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
 REAL = [
     "compose_lingbook_1220x2656.xml",
     "flutter_termux_flutter_ide_1080x2400.xml",
@@ -23,10 +22,7 @@ TARGET_RATIO = 0.15
 
 
 def real_dump(name: str) -> bytes:
-    path = SAMPLES / "uiautomator_dump" / name
-    if not path.is_file():
-        pytest.skip(f"real device output {name} is not in {SAMPLES} (shared/ beside the repo)")
-    return path.read_bytes()
+    return device_output_bytes(f"uiautomator_dump/{name}")
 
 
 def simulated_dump(screen: str) -> bytes:
@@ -35,11 +31,7 @@ def simulated_dump(screen: str) -> bytes:
 
 def all_dumps() -> list[tuple[str, bytes]]:
     found = [(f"sim:{s}", simulated_dump(s)) for s in SIMULATED]
-    found += [
-        (f"real:{n}", (SAMPLES / "uiautomator_dump" / n).read_bytes())
-        for n in REAL
-        if (SAMPLES / "uiautomator_dump" / n).is_file()
-    ]
+    found += [(f"real:{n}", real_dump(n)) for n in REAL]
     return found
 
 

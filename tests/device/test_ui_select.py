@@ -4,7 +4,6 @@ the nearest clickable ancestor, ambiguity, and stale element ids."""
 from __future__ import annotations
 
 from importlib import resources
-from pathlib import Path
 
 import pytest
 
@@ -13,8 +12,7 @@ from adbwire.device.ui import AmbiguousMatchError, NoMatchError, Selector, find,
 from adbwire.device.ui.errors import StaleElementError
 from adbwire.device.ui.select import check_fresh, parse_query, tap_target
 from adbwire.errors import UsageError
-
-SAMPLES = Path(__file__).resolve().parents[2] / ".." / "shared" / "device_outputs"
+from tests.device_outputs import device_output_bytes
 
 
 def screen(name: str) -> UiHierarchy:
@@ -23,10 +21,7 @@ def screen(name: str) -> UiHierarchy:
 
 
 def real(name: str) -> UiHierarchy:
-    path = SAMPLES / "uiautomator_dump" / name
-    if not path.is_file():
-        pytest.skip(f"real device output {name} is not in {SAMPLES}")
-    return parse_ui_xml(path.read_bytes())
+    return parse_ui_xml(device_output_bytes(f"uiautomator_dump/{name}"))
 
 
 def ids(tree: UiHierarchy, selector: Selector) -> list[str]:

@@ -1,7 +1,6 @@
 """The userland's output formats, checked against output captured from real devices.
 
-The samples live beside the project in ../shared/device_outputs (see SOURCES.md there); the
-tests that need them are skipped with a reason when that folder is absent.
+The samples are in tests/data/device_outputs (SOURCES.md there gives each file's origin).
 """
 
 from __future__ import annotations
@@ -17,12 +16,10 @@ from adbwire.testing.userland import Userland
 from adbwire.testing.userland.android import png as pngmod
 from adbwire.testing.userland.android.logs import LogStore, format_entry
 from adbwire.testing.userland.android.ui import escape_attribute, parse_hierarchy, serialize
-from tests.simulator.userland_harness import SAMPLES, make_userland, run
+from tests.device_outputs import DEVICE_OUTPUTS as SAMPLES
+from tests.simulator.userland_harness import make_userland, run
 
-needs_samples = pytest.mark.skipif(
-    not SAMPLES.is_dir(), reason=f"real device outputs not found at {SAMPLES}"
-)
-DUMPS = sorted((SAMPLES / "uiautomator_dump").glob("*.xml")) if SAMPLES.is_dir() else []
+DUMPS = sorted((SAMPLES / "uiautomator_dump").glob("*.xml"))
 
 
 @pytest.fixture
@@ -37,7 +34,6 @@ def _attribute_names(xml: str) -> list[tuple[str, ...]]:
     ]
 
 
-@needs_samples
 @pytest.mark.parametrize("sample", DUMPS, ids=lambda p: p.name)
 def test_real_dumps_survive_parse_and_serialise_byte_for_byte(sample: Path) -> None:
     raw = sample.read_bytes()
@@ -51,7 +47,6 @@ def test_attribute_escaping_follows_androids_xml_serializer() -> None:
     )
 
 
-@needs_samples
 @pytest.mark.parametrize("screen", ["launcher", "notes_list", "note_editor", "settings", "vault"])
 def test_our_dumps_have_the_shape_of_a_real_emulator_dump(userland: Userland, screen: str) -> None:
     real = (SAMPLES / "uiautomator_dump" / "system_anr_dialog_quietlog.xml").read_text()
@@ -62,7 +57,6 @@ def test_our_dumps_have_the_shape_of_a_real_emulator_dump(userland: Userland, sc
     assert set(_attribute_names(ours)) == set(_attribute_names(real))
 
 
-@needs_samples
 def test_screencap_png_has_the_chunk_layout_of_androids(userland: Userland) -> None:
     def chunks(data: bytes) -> list[tuple[bytes, bytes]]:
         found, pos = [], 8
@@ -90,7 +84,6 @@ def test_screencap_png_has_the_chunk_layout_of_androids(userland: Userland) -> N
     assert all(len(body) <= 8192 for kind, body in ours if kind == b"IDAT")
 
 
-@needs_samples
 def test_png_reader_decodes_a_real_screencap() -> None:
     image = pytest.importorskip("PIL.Image")
     path = SAMPLES / "screencap_png" / "emulator_1080x2424_quietlog.png"
@@ -114,7 +107,6 @@ def test_raw_frame_header_follows_screencap_cpp() -> None:
     assert len(pngmod.raw_frame(2, 1, b"\x01" * 8, sdk=26)) == 12 + 8
 
 
-@needs_samples
 def test_getprop_lines_have_the_real_layout(userland: Userland) -> None:
     pattern = re.compile(r"\[[^\]]+\]: \[[^\n]*\]")
     real = (SAMPLES / "getprop" / "oneplus_be2028_android11_sdk30.txt").read_text()
@@ -124,7 +116,6 @@ def test_getprop_lines_have_the_real_layout(userland: Userland) -> None:
     assert ours and all(pattern.fullmatch(line) for line in ours)
 
 
-@needs_samples
 def test_threadtime_round_trips_a_real_logcat() -> None:
     real = (SAMPLES / "logcat" / "threadtime_microg_device_excerpt.txt").read_text()
     store = LogStore(2024)
@@ -134,7 +125,6 @@ def test_threadtime_round_trips_a_real_logcat() -> None:
     assert ours == body
 
 
-@needs_samples
 def test_crash_lines_are_threadtime(userland: Userland) -> None:
     real = (SAMPLES / "logcat" / "threadtime_microg_device_excerpt.txt").read_text()
     pattern = re.compile(r"\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [ \d]{5} [ \d]{5} [VDIWEF] .{8,}?: .*")
@@ -144,7 +134,6 @@ def test_crash_lines_are_threadtime(userland: Userland) -> None:
     assert len(crash) > 10 and all(pattern.fullmatch(line) for line in crash)
 
 
-@needs_samples
 def test_dumpsys_battery_has_the_real_lines_in_the_real_order(userland: Userland) -> None:
     def labels(text: str) -> list[str]:
         return [line.split(":")[0] for line in text.splitlines()]
@@ -153,7 +142,6 @@ def test_dumpsys_battery_has_the_real_lines_in_the_real_order(userland: Userland
     assert labels(run(userland, "dumpsys battery").out) == labels(real)
 
 
-@needs_samples
 def test_focus_lines_have_the_real_format(userland: Userland) -> None:
     real = (SAMPLES / "dumpsys_window" / "pixel_like_1080x2340_displays.txt").read_text()
     current = re.compile(r"  mCurrentFocus=Window\{[0-9a-f]{7} u0 [\w.]+/[\w.]+\}")
@@ -165,7 +153,6 @@ def test_focus_lines_have_the_real_format(userland: Userland) -> None:
     assert run(userland, "dumpsys window displays").out.startswith(real.splitlines()[0])
 
 
-@needs_samples
 def test_error_messages_equal_real_ones(userland: Userland) -> None:
     unknown_package = (SAMPLES / "dumpsys_package" / "error_unable_to_find_package.txt").read_text()
     assert run(userland, "dumpsys package com.funnyenglish.app").out == unknown_package
@@ -175,7 +162,6 @@ def test_error_messages_equal_real_ones(userland: Userland) -> None:
     assert run(userland, "dumpsys activity com.funnyenglish.app").out == no_activity
 
 
-@needs_samples
 def test_activities_dump_uses_the_real_markers(userland: Userland) -> None:
     real = (SAMPLES / "dumpsys_activity_activities" / "mtk_camera_task_format.txt").read_text()
     run(userland, "monkey -p com.example.notes -c android.intent.category.LAUNCHER 1")

@@ -9,8 +9,6 @@ from adbwire.testing.device_files import DeviceFiles
 from adbwire.testing.scenario import Scenario, load_scenario
 from adbwire.testing.userland import BufferIO, Userland
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "device_outputs"
-
 
 @dataclass
 class Result:
