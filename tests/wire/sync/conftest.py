@@ -4,36 +4,21 @@ old one that speaks only sync v1, each with an AdbClient connected to it."""
 from __future__ import annotations
 
 import contextlib
-import functools
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from adbwire.testing import DEVICE_FEATURES, DeviceFiles, SimulatedDevice
-from adbwire.testing.server import UserlandFactory, default_userland_factory
+from adbwire.testing.server import default_userland_factory
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.timeouts import Timeouts
-from tests.simulator.protocol_standin import StandinUserland
 
 V2_ONLY = frozenset({"stat_v2", "ls_v2", "sendrecv_v2", "sendrecv_v2_dry_run_send"})
 V1_FEATURES = tuple(name for name in DEVICE_FEATURES if name not in V2_ONLY)
 FEATURE_SETS = {"v2": DEVICE_FEATURES, "v1": V1_FEATURES}
-
-
-@functools.cache
-def userland_factory() -> UserlandFactory:
-    """The scripted userland when it can start, else the protocol tests' stand-in."""
-    try:
-        with tempfile.TemporaryDirectory() as root:
-            default_userland_factory(DeviceFiles(Path(root)))
-    except Exception:
-        return StandinUserland
-    return default_userland_factory
 
 
 @dataclass
@@ -56,7 +41,7 @@ def connect_sync_device(
         def start(version: str = "v2", **options: Any) -> SyncDevice:
             features = options.pop("features", FEATURE_SETS[version])
             device = sim_device_factory(
-                userland_factory=userland_factory(), features=features, **options
+                userland_factory=default_userland_factory, features=features, **options
             )
             client = AdbClient.connect_tcp(
                 device.serial, [adb_key], timeouts=Timeouts(connect=10, auth=5, operation=10)

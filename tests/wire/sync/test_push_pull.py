@@ -15,8 +15,7 @@ import pytest
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import SyncSession
 from adbwire.wire.stream import Stream
-from tests.simulator.protocol_standin import StandinUserland
-from tests.wire.sync.conftest import FEATURE_SETS, SyncDevice, userland_factory
+from tests.wire.sync.conftest import FEATURE_SETS, SyncDevice
 
 SIZES = [0, 1, 64 * 1024 - 1, 64 * 1024, 64 * 1024 + 1, 3 * 1024 * 1024 + 17]
 
@@ -203,8 +202,6 @@ def test_empty_directories_are_created_too(sync_device: SyncDevice, tmp_path: Pa
     (tmp_path / "tree" / "full").mkdir(parents=True)
     (tmp_path / "tree" / "full" / "f").write_bytes(b"1")
     (tmp_path / "tree" / "hollow" / "deeper").mkdir(parents=True)
-    if userland_factory() is StandinUserland:
-        pytest.skip("the protocol tests' stand-in userland has no mkdir")
     result = sync.push(sync_device.client.connection, str(tmp_path / "tree"), "/data/local/tmp/e")
     assert result.ok
     assert sync_device.files.stat("/data/local/tmp/e/hollow/deeper").is_dir
