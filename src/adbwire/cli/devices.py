@@ -13,6 +13,7 @@ from dataclasses import asdict
 from typing import Any
 
 from adbwire.cli import targets, targets_usb
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.transport import parse_tcp_address
 
 
@@ -38,13 +39,14 @@ def run(args: argparse.Namespace) -> int:
     with ThreadPoolExecutor(max_workers=max(1, min(16, len(candidates)))) as pool:
         rows = list(pool.map(lambda c: targets_usb.probe(c, timeouts), candidates))
     for note in targets_usb.notes_for(usb):
-        print(note, file=sys.stderr)
+        print(visible(note), file=sys.stderr)
     if args.json:
         print(json.dumps([asdict(row) for row in rows], indent=2))
         return 0
     print("List of devices attached")
     for row in rows:
-        line = f"{row.serial:<22} {row.state}"
+        # Serial (USB descriptor), state and details (banner) are the device's own words.
+        line = f"{visible(row.serial):<22} {visible(row.state)}"
         if args.long:
             details = {
                 "usb": row.usb,
@@ -53,7 +55,9 @@ def run(args: argparse.Namespace) -> int:
                 "device": row.device,
             }
             line += "".join(
-                f" {key}:{value.replace(' ', '_')}" for key, value in details.items() if value
+                f" {key}:{visible(value.replace(' ', '_'))}"
+                for key, value in details.items()
+                if value
             )
         print(line)
     return 0

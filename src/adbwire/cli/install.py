@@ -14,6 +14,7 @@ import time
 from typing import Any, TextIO
 
 from adbwire.cli import targets
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.apk_manifest import read_apk_info
 from adbwire.wire.services.install import choose_method, install
 from adbwire.wire.services.install_result import InstallMethod, InstallOptions, UserSpec
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         user=args.user,
     )
     info = read_apk_info(args.apk)
-    print(f"adbwire: installing {info.describe()}", file=sys.stderr)
+    print(f"adbwire: installing {visible(info.describe())}", file=sys.stderr)
     with targets.connect(args) as client:
         method = InstallMethod.PUSH if args.no_streaming else None
         chosen = method or choose_method(client.connection.features)
@@ -92,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
     if result.ok:
         print("Success")
         return 0
-    print(f"adbwire: failed to install {args.apk}: {result.describe()}", file=sys.stderr)
+    print(
+        f"adbwire: failed to install {args.apk}: {visible(result.describe(), multiline=True)}",
+        file=sys.stderr,
+    )
     return 1
 
 

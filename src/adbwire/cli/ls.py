@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from adbwire.cli import targets
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import DirEntry
 
@@ -56,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 def as_line(entry: DirEntry) -> str:
     found = entry.stat
-    return f"{found.mode:08x} {found.size:08x} {found.mtime:08x} {entry.name}"
+    return f"{found.mode:08x} {found.size:08x} {found.mtime:08x} {visible(entry.name)}"
 
 
 def as_json(entry: DirEntry) -> dict[str, Any]:

@@ -32,6 +32,7 @@ from adbwire.cli import (
     tcpip,
     uninstall,
 )
+from adbwire.cli.terminal_text import visible
 from adbwire.errors import AdbwireError, Fault
 
 EXIT_USAGE = 2
@@ -151,7 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdbwireError as exc:
         if debug:
             raise
-        print(f"adbwire: error: {exc}", file=sys.stderr)
+        # Messages quote device text (names, error output): shown with escapes made visible.
+        print(f"adbwire: error: {visible(str(exc), multiline=True)}", file=sys.stderr)
         return EXIT_USAGE if exc.fault is Fault.CALLER else EXIT_FAILURE
     return code
 

@@ -1,5 +1,8 @@
 """Transfer feedback for push and pull: a progress line on a terminal, quiet otherwise, and
-adb's closing lines ("N files pushed, M skipped. X MB/s (B bytes in Ts)")."""
+adb's closing lines ("N files pushed, M skipped. X MB/s (B bytes in Ts)").
+
+Labels, file names and device messages are shown through `terminal_text.visible`, so a
+name with escape sequences or a carriage return cannot take over the terminal."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import sys
 import time
 from typing import TextIO
 
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.sync import TransferResult
 from adbwire.wire.services.sync.results import summary_line
 
@@ -43,7 +47,7 @@ class ProgressLine:
 
     def _draw(self, text: str) -> None:
         width = shutil.get_terminal_size((80, 24)).columns - 1
-        self.stream.write("\r" + text[:width].ljust(width))
+        self.stream.write("\r" + visible(text)[:width].ljust(width))
         self.stream.flush()
         self._drawn = True
 
@@ -72,13 +76,13 @@ def report(result: TransferResult, *, quiet: bool, out: TextIO, err: TextIO) -> 
     verb = "push" if result.direction == "push" else "pull"
     for skipped in result.skipped:
         if not skipped.expected:
-            print(f"adbwire: warning: skipping {skipped.reason}", file=err)
+            print(visible(f"adbwire: warning: skipping {skipped.reason}"), file=err)
     for failed in result.failed:
-        print(
+        line = (
             f"adbwire: error: failed to {verb} '{failed.source}' to '{failed.destination}': "
-            f"{failed.error}",
-            file=err,
+            f"{failed.error}"
         )
+        print(visible(line, multiline=True), file=err)
     if not quiet:
         for source in result.sources:
             line = summary_line(
@@ -89,9 +93,9 @@ def report(result: TransferResult, *, quiet: bool, out: TextIO, err: TextIO) -> 
                 source.seconds,
                 direction=result.direction,
             )
-            print(line, file=out)
+            print(visible(line), file=out)
         if len(result.sources) > 1:
-            print(result.summary(), file=out)
+            print(visible(result.summary()), file=out)
     return 0 if result.ok else 1
 
 

@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from adbwire.cli import targets
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.control import RebootMode, reboot
 
 MODES = [mode.value for mode in RebootMode if mode.value]
@@ -38,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
         text = reboot(client.connection, args.mode, timeout=args.timeout)
     if text.strip():
-        print(text.rstrip(), file=sys.stderr)
+        print(visible(text.rstrip(), multiline=True), file=sys.stderr)
     return 0

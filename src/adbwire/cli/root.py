@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from adbwire.cli import targets
+from adbwire.cli.terminal_text import visible
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.connection import Connection
 from adbwire.wire.services import control
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         result = action(
             client.connection, reconnect_with=factory, wait=args.wait, timeout=args.timeout
         )
-    print(result.message.rstrip())
+    print(visible(result.message.rstrip(), multiline=True))
     if result.connection is not None:
         result.connection.close()
     if result.is_root is None:

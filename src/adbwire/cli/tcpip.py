@@ -9,6 +9,7 @@ import argparse
 from typing import Any
 
 from adbwire.cli import targets
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.services import control
 
 
@@ -37,12 +38,12 @@ def parse_port(text: str) -> int:
 def run_tcpip(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
         result = control.tcpip(client.connection, args.port, timeout=args.timeout)
-    print(result.message.rstrip())
+    print(visible(result.message.rstrip(), multiline=True))
     return 0
 
 
 def run_usb(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
         result = control.usb(client.connection, timeout=args.timeout)
-    print(result.message.rstrip())
+    print(visible(result.message.rstrip(), multiline=True))
     return 0

@@ -12,6 +12,7 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.install import parse_user
+from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.install import uninstall
 from adbwire.wire.services.install_result import check_package_name
 
@@ -50,5 +51,8 @@ def run(args: argparse.Namespace) -> int:
         if result.code and result.message
         else (result.code or result.message)
     )
-    print(f"adbwire: failed to uninstall {args.package}: {detail}", file=sys.stderr)
+    print(
+        f"adbwire: failed to uninstall {args.package}: {visible(detail, multiline=True)}",
+        file=sys.stderr,
+    )
     return 1
