@@ -2,14 +2,44 @@
 
 No `adb` binary and no adb server: `AdbClient.connect_tcp("host:5555")` opens one
 multiplexed connection and every service (shell, exec, sync, ...) runs over it.
+
+The names below are imported when first used, so `import adbwire` (and the pytest plugin,
+which pytest loads in every run) costs next to nothing until a client is made.
 """
 
-from adbwire.errors import AdbwireError
-from adbwire.wire.aio import AsyncAdbClient
-from adbwire.wire.client import AdbClient
-from adbwire.wire.services.shell import ShellResult
-from adbwire.wire.timeouts import Timeouts
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from adbwire.errors import AdbwireError
+    from adbwire.wire.aio import AsyncAdbClient
+    from adbwire.wire.client import AdbClient
+    from adbwire.wire.services.shell import ShellResult
+    from adbwire.wire.timeouts import Timeouts
 
 __version__ = "0.1.0"
 
 __all__ = ["AdbClient", "AdbwireError", "AsyncAdbClient", "ShellResult", "Timeouts", "__version__"]
+
+_HOME_OF = {
+    "AdbClient": "adbwire.wire.client",
+    "AdbwireError": "adbwire.errors",
+    "AsyncAdbClient": "adbwire.wire.aio",
+    "ShellResult": "adbwire.wire.services.shell",
+    "Timeouts": "adbwire.wire.timeouts",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOME_OF.get(name)
+    if home is None:
+        raise AttributeError(f"module 'adbwire' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

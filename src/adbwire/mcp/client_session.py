@@ -9,7 +9,7 @@ device registry, the simulated or the replayed device) and connects a real MCP c
 a test of an agent flow goes through the same catalogue, policy, confirmation, envelope
 and device code as a real agent does.
 
-The pytest plugin (``adbwire.testing.pytest_plugin``) gives this to a user's tests as the
+The pytest plugin (``adbwire.pytest_plugin``) gives this to a user's tests as the
 `adbwire_mcp` fixture, a `SessionFactory`; this module holds it because only
 ``adbwire.mcp`` may import the MCP SDK.
 

@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 LIBRARY = Path(__file__).resolve().parents[3] / "protocol_fixtures"
-PLUGIN = "adbwire.testing.pytest_plugin"
+PLUGIN = "adbwire.pytest_plugin"
 
 
 def run_pytest(folder: Path, source: str, *options: str) -> subprocess.CompletedProcess[str]:
