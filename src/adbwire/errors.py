@@ -20,6 +20,8 @@ Every error says whose fault it is and what to do next::
     ├── AuthError                   authentication did not complete
     │   ├── AuthPendingError        waiting for "Allow USB debugging?" on the device timed out
     │   └── AuthRejectedError       the device refused every key and will not prompt
+    ├── PairingError                wireless-debugging pairing did not complete
+    │   └── PairingCodeError        the pairing code did not match the device's
     ├── StreamRefusedError          the device closed an OPEN at once: service not supported
     ├── DeviceCommandError          a command ran on the device and failed
     │   ├── CommandFailedError      a shell command exited non-zero (carries the exit code)
@@ -212,3 +214,17 @@ class AdbTimeoutError(AdbwireError, TimeoutError):
     """An operation did not finish within its deadline."""
 
     retryable = True
+
+class PairingError(AdbwireError):
+    """Pairing with a device for wireless debugging did not complete (docs/wireless.md).
+
+    The peer broke the pairing protocol, closed the connection, or is not a pairing service.
+    """
+
+    fault = Fault.DEVICE
+
+
+class PairingCodeError(PairingError):
+    """The two sides did not share the pairing code: mistyped, or no longer shown."""
+
+    fault = Fault.CALLER
