@@ -198,6 +198,10 @@ class DeviceFiles:
                 continue  # vanished meanwhile
         return entries
 
+    def iter_dir(self, device_path: str) -> Iterator[tuple[str, FileStat]]:
+        """listdir's entries one by one (sync LIST streams them; a subclass may never end)."""
+        return iter(self.listdir(device_path))
+
     @_device_errors
     def readlink(self, device_path: str) -> str:
         return os.readlink(self.host_path(device_path, follow=False))

@@ -6,6 +6,7 @@ fields at any time and they apply to the next packet or write::
     device.faults.drop_after_sent_bytes = 100_000   # cut the connection mid-transfer
     device.faults.response_delay = 0.2              # every packet the device sends is late
     device.faults.stall("sync:", after_bytes=0)     # sync output stops until release_stalls()
+    device.faults.trickle("shell", interval=2.0)    # shell output: one byte every 2 s
 """
 
 from __future__ import annotations
@@ -30,12 +31,24 @@ class Faults:
     stalled_services: tuple[str, ...] = ()
     """Service-name prefixes whose output stops after `stall_after_bytes`."""
     stall_after_bytes: int = 0
+    trickle_services: tuple[str, ...] = ()
+    """Service-name prefixes whose output leaves one byte per WRTE, `trickle_interval` apart."""
+    trickle_interval: float = 0.0
     _released: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def stall(self, service_prefix: str, *, after_bytes: int = 0) -> None:
         self._released.clear()
         self.stall_after_bytes = after_bytes
         self.stalled_services = (*self.stalled_services, service_prefix)
+
+    def trickle(self, service_prefix: str, *, interval: float) -> None:
+        """From now on, streams of services starting with `service_prefix` ("" for every
+        service) send their output one byte per WRTE, `interval` seconds apart: framing
+        bytes too (sync DATA headers, shell v2 packet headers). Never idle, never done."""
+        if interval < 0:
+            raise ValueError("interval must not be negative")
+        self.trickle_interval = interval
+        self.trickle_services = (*self.trickle_services, service_prefix)
 
     def release_stalls(self) -> None:
         """Let every stalled stream go on, and stop stalling new ones."""
@@ -53,6 +66,9 @@ class Faults:
             and service.startswith(self.stalled_services)
         )
 
+    def trickles(self, service: str) -> bool:
+        return bool(self.trickle_services) and service.startswith(self.trickle_services)
+
     def wait_released(self, timeout: float) -> bool:
         return self._released.wait(timeout)
 
@@ -61,4 +77,6 @@ class Faults:
         self.drop_after_received_bytes = None
         self.response_delay = 0.0
         self.refuse_services = ()
+        self.trickle_services = ()
+        self.trickle_interval = 0.0
         self.release_stalls()

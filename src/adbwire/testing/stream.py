@@ -250,6 +250,12 @@ class DeviceStream:
         if not view:
             return
         self._wait_while_stalled()
+        if self._faults.trickles(self.service):
+            self._trickle(view)
+            return
+        self._queue(view)
+
+    def _queue(self, view: memoryview) -> None:
         with self._lock:
             while self._outbox_bytes >= self.max_payload and not self.closed:
                 self._wait()
@@ -259,6 +265,17 @@ class DeviceStream:
             self._outbox_bytes += len(view)
             self._written += len(view)
         self._pump()
+
+    def _trickle(self, view: memoryview) -> None:
+        """Faults.trickle: one byte per WRTE, the fault's interval apart, until closed."""
+        for index in range(len(view)):
+            with self._lock:
+                self._waiters += 1
+                try:
+                    self._cond.wait_for(lambda: self.closed, self._faults.trickle_interval)
+                finally:
+                    self._waiters -= 1
+            self._queue(view[index : index + 1])
 
     def _wait_while_stalled(self) -> None:
         while self._faults.stalls(self.service, self._written) and not self.closed:
@@ -329,7 +346,8 @@ class DeviceStream:
         self._wait_while_stalled()
         with self._lock:
             fused = (
-                0 < len(view) <= self.max_payload
+                not self._faults.trickles(self.service)
+                and 0 < len(view) <= self.max_payload
                 and not self._outbox
                 and not self._sending
                 and not self.closed

@@ -10,6 +10,7 @@ service, as adbd does; QUIT ends it quietly.
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterator
 from typing import Final
 
 from adbwire.testing.device_files import DeviceFiles, FileStat, FsError
@@ -26,6 +27,7 @@ from adbwire.testing.stream import DeviceStream, StreamClosed
 __all__ = ["open_sync"]
 
 MAX_PATH: Final = 1024
+LIST_BATCH: Final = 64 * 1024
 REQUEST = struct.Struct("<4sI")
 STAT_V1 = struct.Struct("<4sIII")
 STAT_V2 = struct.Struct("<4sIQQIIIIQqqq")
@@ -64,7 +66,7 @@ def _handle_request(stream: DeviceStream, files: DeviceFiles) -> bool:
     elif request_id in (b"STA2", b"LST2"):
         stream.write(_stat_v2(files, path, request_id))
     elif request_id in (b"LIST", b"LIS2"):
-        stream.write(_list(files, path, v2=request_id == b"LIS2"))
+        _list(stream, files, path, v2=request_id == b"LIS2")
     elif request_id == b"SEND":
         return do_send_v1(stream, files, path)
     elif request_id == b"SND2":
@@ -118,23 +120,28 @@ def _stat_v2(files: DeviceFiles, path: str, request_id: bytes) -> bytes:
     return STAT_V2.pack(request_id, 0, *_v2_fields(found))
 
 
-def _entries(files: DeviceFiles, path: str) -> list[tuple[str, FileStat]]:
+def _entries(files: DeviceFiles, path: str) -> Iterator[tuple[str, FileStat]]:
     try:
         if not files.stat(path).is_dir:
-            return []
-        listing = files.listdir(path)
+            return
+        listing = files.iter_dir(path)
     except FsError:
-        return []
-    dots: list[tuple[str, FileStat]] = []
+        return
     for name in (".", ".."):
         found = _lookup(files, f"{path.rstrip('/')}/{name}", follow=True)
         if isinstance(found, FileStat):
-            dots.append((name, found))
-    return dots + listing
+            yield name, found
+    try:
+        yield from listing
+    except FsError:
+        return
 
 
-def _list(files: DeviceFiles, path: str, *, v2: bool) -> bytes:
+def _list(stream: DeviceStream, files: DeviceFiles, path: str, *, v2: bool) -> None:
+    """One DENT/DNT2 per entry, then DONE; written in batches, so a listing that never ends
+    (a hostile DeviceFiles) costs the device no memory."""
     out: list[bytes] = []
+    pending = 0
     for name, st in _entries(files, path):
         encoded = name.encode("utf-8", errors="surrogateescape")
         if v2:
@@ -144,8 +151,13 @@ def _list(files: DeviceFiles, path: str, *, v2: bool) -> bytes:
                 DENT_V1.pack(b"DENT", st.mode, st.size & _U32, st.mtime & _U32, len(encoded))
             )
         out.append(encoded)
+        pending += len(encoded) + DENT_V2.size
+        if pending >= LIST_BATCH:
+            stream.write(b"".join(out))
+            out.clear()
+            pending = 0
     if v2:
         out.append(DENT_V2.pack(b"DONE", *([0] * 12)))
     else:
         out.append(DENT_V1.pack(b"DONE", 0, 0, 0, 0))
-    return b"".join(out)
+    stream.write(b"".join(out))
