@@ -48,15 +48,22 @@ def test_a_signal_ends_a_session_whose_client_keeps_stdin_open(
             if json.loads(line).get("id") == 2:
                 break
         else:
-            pytest.fail(f"serve ended before answering: {process.stderr.read().decode()}")
+            pytest.fail(f"serve ended before answering: {stderr_of(process)}")
         process.send_signal(stop)
         try:
             process.wait(timeout=30)
-        finally:
+        except subprocess.TimeoutExpired:
             process.kill()
-        errors = process.stderr.read().decode()
+            process.wait(timeout=10)
+            pytest.fail(f"serve ran on 30 s after {stop.name}; stderr:\n{stderr_of(process)}")
+        errors = stderr_of(process)
     assert process.returncode == 128 + stop, errors
     assert "Traceback" not in errors
     # The device connection was closed by us, so the recording ends like any other session.
     last = json.loads(recording.read_text().splitlines()[-1])
     assert (last["event"], last["by"]) == ("end", "host")
+
+
+def stderr_of(process: subprocess.Popen[bytes]) -> str:
+    assert process.stderr is not None
+    return process.stderr.read().decode(errors="replace")
