@@ -141,3 +141,16 @@ def sim_device_factory(adb_key: AdbKey) -> Iterator[Callable[..., SimulatedDevic
 def sim_device(sim_device_factory: Callable[..., SimulatedDevice]) -> SimulatedDevice:
     """A running simulated device on a free loopback port that trusts `adb_key`."""
     return sim_device_factory()
+
+
+NETWORK_OPT_IN = "ADBWIRE_NETWORK_TESTS"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `network` reach a package registry: they run only when asked for."""
+    if os.environ.get(NETWORK_OPT_IN) == "1":
+        return
+    skip = pytest.mark.skip(reason=f"reaches the network; set {NETWORK_OPT_IN}=1 to run it")
+    for item in items:
+        if item.get_closest_marker("network"):
+            item.add_marker(skip)

@@ -1,7 +1,8 @@
 """The MCP Inspector's CLI mode lists and calls our tools against `adbwire serve --simulate`.
 
 A third-party client: it proves the server speaks MCP as others read it, not only as our own
-SDK does. Skipped where npx is missing or the package cannot be fetched (offline)."""
+SDK does. It fetches the Inspector from npm, so it runs only with ADBWIRE_NETWORK_TESTS=1 (CI
+sets it); skipped where npx is missing or the package cannot be fetched (offline)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 
 from tests.mcp.spawn import serve_argv
 
-pytestmark = pytest.mark.timeout(400)
+pytestmark = [pytest.mark.timeout(400), pytest.mark.network]
 PACKAGE = "@modelcontextprotocol/inspector"
 OFFLINE_SIGNS = ("ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "network", "404")
 
