@@ -34,12 +34,18 @@ def serve_argv(*arguments: str) -> list[str]:
 
 
 def environment(tmp_path: Path) -> dict[str, str]:
-    """A child environment whose home and state live under `tmp_path`."""
-    return {
+    """A child environment whose home and state live under `tmp_path`.
+
+    PYTHONPATH passes through, so the child runs the code under test: scripts/mutate.py
+    puts its private, mutated copy of src/ there."""
+    env = {
         "HOME": str(tmp_path / "home"),
         "XDG_STATE_HOME": str(tmp_path / "state"),
         "PATH": os.environ.get("PATH", ""),
     }
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 def request(number: int, method: str, params: Mapping[str, object]) -> bytes:

@@ -3,7 +3,6 @@ time, so a prefix of the token is as wrong as any other string), and an Origin c
 
 from __future__ import annotations
 
-import os
 import re
 import stat
 import subprocess
@@ -20,7 +19,7 @@ from mcp.client.streamable_http import streamable_http_client
 from adbwire.errors import UsageError
 from adbwire.mcp.http import load_or_create_token
 from tests.mcp.harness import WAIT, data_of
-from tests.mcp.spawn import serve_argv
+from tests.mcp.spawn import environment, serve_argv
 
 pytestmark = pytest.mark.timeout(120)
 INIT = {
@@ -39,11 +38,7 @@ HEADERS = {"Accept": "application/json, text/event-stream"}
 @asynccontextmanager
 async def http_server(tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
     """Start the server; yield (url, token)."""
-    env = {
-        "HOME": str(tmp_path / "home"),
-        "XDG_STATE_HOME": str(tmp_path / "state"),
-        "PATH": os.environ.get("PATH", ""),
-    }
+    env = environment(tmp_path)
     argv = serve_argv("--simulate", "--no-audit", "--http", "127.0.0.1:0")
     process = await anyio.open_process(argv, env=env, stdout=subprocess.DEVNULL)
     try:
