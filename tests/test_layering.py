@@ -14,9 +14,37 @@ SOURCE = Path(__file__).resolve().parents[1] / "src" / "adbwire"
 CONFINED = {"adb_shell": "wire", "usb1": "wire", "libusb_package": "wire", "mcp": "mcp"}
 # Lower layers must never import higher ones.
 FORBIDDEN_UPWARD = {
-    "wire": ("adbwire.device", "adbwire.mcp", "adbwire.cli"),
-    "device": ("adbwire.mcp", "adbwire.cli"),
+    "wire": ("adbwire.device", "adbwire.mcp", "adbwire.cli", "adbwire.testing"),
+    "device": ("adbwire.mcp", "adbwire.cli", "adbwire.testing"),
+    "mcp": ("adbwire.cli",),
 }
+# The simulated device is a peer, not a client: it shares the framing and the crypto that both
+# ends of a link need, and nothing of the host's runtime, services, device layer or MCP.
+TESTING_MAY_IMPORT = (
+    "adbwire.errors",
+    "adbwire.shell_syntax",  # the device's shell parses command lines as the guard does
+    "adbwire.wire.packets",  # framing: the same bytes from either end
+    "adbwire.wire.banner",  # CNXN banners
+    "adbwire.wire.keys",  # verifying the RSA signatures of AUTH
+    "adbwire.wire.android_pubkey",
+    "adbwire.wire.timeouts",
+    "adbwire.wire.tls",  # wireless debugging: certificates and the TLS channel of either side
+    "adbwire.wire.pairing",  # wireless debugging: the pairing protocol of either side
+)
+# Product code that may start a simulated device: the commands that exist to run one.
+MAY_IMPORT_TESTING = {"cli/simulate.py", "cli/demo.py", "mcp/launch.py", "pytest_plugin.py"}
+# Sans-IO modules: bytes in, events out. No sockets, threads, clocks or event loops.
+SANS_IO = (
+    "wire/packets.py",
+    "wire/banner.py",
+    "wire/protocol.py",
+    "wire/services/shell_protocol.py",
+    "wire/services/sync/codec.py",
+    "wire/services/sync/parser.py",
+    "shell_syntax/lexer.py",
+    "shell_syntax/parser.py",
+)
+IO_MODULES = ("socket", "threading", "time", "selectors", "asyncio", "anyio", "ssl", "subprocess")
 
 
 def imports_of(path: Path) -> list[str]:
@@ -81,3 +109,48 @@ def test_no_source_file_runs_adb() -> None:
         if spawn.search(path.read_text()) and package_of(path) not in {"testing"}
     ]
     assert offenders == [], f"process spawning in product code: {offenders}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in SOURCES if package_of(path) == "testing"],
+    ids=lambda p: str(p.relative_to(SOURCE)),
+)
+def test_the_simulated_device_shares_only_what_both_ends_need(path: Path) -> None:
+    for name in imported_names(path):
+        if package_of_module(name) not in ("", "testing"):
+            assert name.startswith(TESTING_MAY_IMPORT), f"{path} imports {name}"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in SOURCES if package_of(path) != "testing"],
+    ids=lambda p: str(p.relative_to(SOURCE)),
+)
+def test_only_the_commands_that_run_a_simulator_import_it(path: Path) -> None:
+    imports_testing = any(package_of_module(name) == "testing" for name in imports_of(path))
+    relative = path.relative_to(SOURCE).as_posix()
+    assert not imports_testing or relative in MAY_IMPORT_TESTING, f"{relative} imports testing"
+
+
+@pytest.mark.parametrize("relative", SANS_IO)
+def test_sans_io_modules_do_no_io(relative: str) -> None:
+    for name in imports_of(SOURCE / relative):
+        assert name.split(".")[0] not in IO_MODULES, f"{relative} imports {name}"
+
+
+def package_of_module(name: str) -> str:
+    parts = name.split(".")
+    return parts[1] if len(parts) > 1 and parts[0] == "adbwire" else ""
+
+
+def imported_names(path: Path) -> list[str]:
+    """Modules and names imported, with `from a.b import c` as `a.b.c` (c may be a module)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.extend(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
