@@ -11,7 +11,18 @@ usual `running_device(options, userland_factory=..., files=..., faults=...)`:
   `files=HostileFiles(...)`;
 - terminal escapes in the banner, package names and file names (`escapes`): options, a
   userland factory, planted files;
-- a decompression-bomb PNG and a raw frame with a huge header (`screencap`): rules.
+- a decompression-bomb PNG and a raw frame with a huge header (`screencap`): rules;
+- below the services, where the simulated device always frames correctly, a scripted raw
+  adbd (`adbd.HostileAdbd`) runs `protocol` scripts: lying packet lengths, oversized
+  packets, bad magic, a repeated CNXN, an AUTH loop, and malformed sync and shell v2 replies
+  (`protocol.MALFORMED_SYNC`, `protocol.MALFORMED_SHELL_V2`)::
+
+    from adbwire.testing.hostile.adbd import HostileAdbd
+    from adbwire.testing.hostile.protocol import lying_length
+
+    with HostileAdbd(lying_length(then="silence")) as adbd:
+        with AdbClient.connect_tcp(adbd.serial, []) as client:
+            client.exec_out("echo hi")   # AdbTimeoutError at the operation's deadline
 
 Example: a device whose `dumpsys battery` never ends, whose `screencap -p` is a 13000x13000
 PNG bomb, whose sync LIST of /sdcard/fanout fans out without end and whose files all carry
@@ -35,6 +46,7 @@ docs/security.md.
 
 from __future__ import annotations
 
+from adbwire.testing.hostile.adbd import DevicePeer, HostileAdbd
 from adbwire.testing.hostile.endless import endless_chunks, endless_output
 from adbwire.testing.hostile.escapes import (
     ESCAPE_FILE_NAMES,
@@ -61,6 +73,8 @@ __all__ = [
     "ESCAPE_PACKAGE_NAMES",
     "ESCAPE_SEQUENCES",
     "CommandMatch",
+    "DevicePeer",
+    "HostileAdbd",
     "HostileFiles",
     "HostileUserland",
     "Invocation",

@@ -11,6 +11,7 @@ import struct
 from typing import Final
 
 from adbwire.testing.stream import DeviceStream, StreamClosed
+from adbwire.wire.packets import MAX_PAYLOAD
 
 __all__ = ["RawProcessIO", "ShellProtocolIO"]
 
@@ -101,9 +102,10 @@ class ShellProtocolIO:
         self._stream.write_and_close(_PACKET_HEADER.pack(ID_EXIT, 1) + bytes([status & 0xFF]))
 
     def _send(self, packet_id: int, data: bytes) -> None:
-        if not data:
-            return
-        self._stream.write(_PACKET_HEADER.pack(packet_id, len(data)) + data)
+        # adbd sends each packet from a buffer of at most MAX_PAYLOAD bytes.
+        for start in range(0, len(data), MAX_PAYLOAD):
+            piece = data[start : start + MAX_PAYLOAD]
+            self._stream.write(_PACKET_HEADER.pack(packet_id, len(piece)) + piece)
 
     @property
     def cancelled(self) -> bool:

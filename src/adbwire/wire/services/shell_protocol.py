@@ -1,16 +1,24 @@
 """The shell v2 packet format: id (1 byte), little-endian u32 length, data.
 
 Used inside the byte stream of a `shell,v2,…:` service to keep stdin, stdout, stderr and
-the exit status apart.
+the exit status apart. adbd writes each packet from one buffer of at most MAX_PAYLOAD bytes,
+so a longer length is a broken or hostile device: the decoder raises RemoteProtocolError
+instead of buffering up to 4 GiB for it.
 """
 
 from __future__ import annotations
 
 import struct
 from enum import IntEnum
+from typing import Final
+
+from adbwire.errors import RemoteProtocolError
+from adbwire.wire.packets import MAX_PAYLOAD
 
 _HEADER = struct.Struct("<BI")
 HEADER_SIZE = _HEADER.size
+MAX_PACKET_DATA: Final = MAX_PAYLOAD
+"""The longest packet data accepted from a device."""
 
 
 class ShellPacketId(IntEnum):
@@ -42,6 +50,10 @@ class ShellPacketDecoder:
         buffer = self._buffer
         while len(buffer) - offset >= HEADER_SIZE:
             raw_id, length = _HEADER.unpack_from(buffer, offset)
+            if length > MAX_PACKET_DATA:
+                raise RemoteProtocolError(
+                    f"shell protocol packet of {length} bytes (at most {MAX_PACKET_DATA})"
+                )
             end = offset + HEADER_SIZE + length
             if end > len(buffer):
                 break
