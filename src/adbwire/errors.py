@@ -19,7 +19,8 @@ Every error says whose fault it is and what to do next::
     │   └── ReplayMismatchError     a replayed session diverged from its recording (names the line)
     ├── AuthError                   authentication did not complete
     │   ├── AuthPendingError        waiting for "Allow USB debugging?" on the device timed out
-    │   └── AuthRejectedError       the device refused every key and will not prompt
+    │   ├── AuthRejectedError       the device refused every key and will not prompt
+    │   └── TlsRejectedError        a wireless-debugging device does not know our key: pair first
     ├── PairingError                wireless-debugging pairing did not complete
     │   └── PairingCodeError        the pairing code did not match the device's
     ├── StreamRefusedError          the device closed an OPEN at once: service not supported
@@ -166,6 +167,14 @@ class AuthPendingError(AuthError):
 
 class AuthRejectedError(AuthError):
     """The device rejected our keys and does not offer a prompt."""
+
+
+class TlsRejectedError(AuthError):
+    """A device that requires TLS (wireless debugging) refused our certificate.
+
+    The device does not trust any of our adb keys: pair with it first (`adbwire pair
+    HOST:PORT`, docs/wireless.md), then connect again.
+    """
 
 
 class StreamRefusedError(AdbwireError):

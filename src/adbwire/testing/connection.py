@@ -26,7 +26,8 @@ from adbwire.testing.packet_reader import ChunkStore, PacketReader, Payload, Raw
 from adbwire.testing.packet_socket import PacketSocket
 from adbwire.testing.services import open_service
 from adbwire.testing.services.base import ServiceContext
-from adbwire.testing.stream import DeviceStream, OutgoingPacket, StreamClosed
+from adbwire.testing.stream import ConnectionGone, DeviceStream, OutgoingPacket, StreamClosed
+from adbwire.testing.tls import STLS_VERSION, accept_tls
 from adbwire.testing.workers import TaskGroup, WorkerPool
 from adbwire.wire import packets as P
 from adbwire.wire.banner import parse_banner
@@ -46,6 +47,7 @@ _LE32 = struct.Struct("<i")
 
 class Phase(enum.Enum):
     WAIT_CNXN = "waiting for CNXN"
+    TLS_REQUESTED = "STLS sent"
     AUTHORIZING = "AUTH token sent"
     AWAITING_USER = "waiting for the user to allow the key"
     ONLINE = "online"
@@ -61,6 +63,7 @@ class DeviceConnection:
         chunks: ChunkStore,
     ) -> None:
         self.reader_done = threading.Event()
+        self._sock = sock
         self._io = PacketSocket(sock, state.faults, self.reader_done)
         self._packets = PacketReader(sock.recv_into, chunks=chunks)
         self._state = state
@@ -163,6 +166,8 @@ class DeviceConnection:
             self._on_cnxn(arg0, arg1, payload)
         elif command == P.A_AUTH:
             self._on_auth(arg0, payload)
+        elif command == P.A_STLS:
+            self._on_stls()
         elif self.phase is not Phase.ONLINE:
             return
         elif command == P.A_OPEN:
@@ -188,10 +193,32 @@ class DeviceConnection:
         self.host_features = banner.features
         self._context = ServiceContext(self._state, self.kick, self.host_features)
         self.delayed_ack = options.delayed_ack and banner.has("delayed_ack")
-        if options.auth_required:
+        if options.tls:
+            self.phase = Phase.TLS_REQUESTED
+            self.send_packet(P.A_STLS, STLS_VERSION, 0)
+        elif options.auth_required:
             self._send_token()
         else:
             self._go_online()
+
+    def _on_stls(self) -> None:
+        """The host answered our STLS: the TLS handshake follows at once (adb.cpp A_STLS)."""
+        if self.phase is not Phase.TLS_REQUESTED:
+            return
+        options = self._state.options
+        # Bytes received past the host's STLS are its ClientHello; no plain read follows.
+        early = self._packets.switch_source(_ended)
+        link = accept_tls(
+            self._sock,
+            self._state.keys.authorized,
+            auth_required=options.auth_required and not options.accept_any_key,
+            initial=early,
+        )
+        if link is None:  # one attempt only: adbd kicks the transport
+            raise ConnectionGone("TLS handshake failed")
+        self._packets.switch_source(link.recv_into)
+        self._io.use_tls(link)
+        self._go_online()
 
     def _send_token(self) -> None:
         self.phase = Phase.AUTHORIZING
@@ -336,6 +363,10 @@ class DeviceConnection:
             self._streams.clear()
         for stream in streams:
             stream.abort()
+
+
+def _ended(_view: memoryview) -> int:
+    return 0
 
 
 def _verify(packet: RawPacket) -> None:

@@ -71,6 +71,9 @@ class DeviceOptions:
     accept_delay: float = 0.0
     accept_any_key: bool = False
     """Skip RSA checks: any signature and any offered key are accepted at once."""
+    tls: bool = False
+    """Wireless debugging's main port: CNXN is answered with STLS and the connection goes on
+    over TLS 1.3; the host's certificate must carry an authorized key (unless auth is off)."""
 
     root: bool = False
     """Whether adbd runs as root at boot (ro.secure=0)."""

@@ -118,6 +118,14 @@ class PacketReader:
         self._chunk: memoryview | None = None
         self._chunk_used = 0
 
+    def switch_source(self, recv_into: Callable[[memoryview], int]) -> bytes:
+        """Read from `recv_into` from now on (the link became TLS); returns the bytes already
+        received past the last packet, which belong to the new layer."""
+        early = bytes(self._view[self._start : self._end])
+        self._start = self._end = 0
+        self._recv_into = recv_into
+        return early
+
     def read_packet(self, max_payload: int) -> RawPacket | None:
         """The next whole packet; None at the end of the stream (even mid-packet).
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 
 from adbwire.testing.faults import Faults
 from adbwire.testing.stream import ConnectionGone, OutgoingPacket
+from adbwire.testing.tls import DeviceTlsLink
 from adbwire.wire import packets as P
 
 if TYPE_CHECKING:
@@ -38,6 +39,12 @@ class PacketSocket:
         self.dead = False
         self.sent = 0
         self.received = 0
+        self._tls: DeviceTlsLink | None = None
+
+    def use_tls(self, link: DeviceTlsLink) -> None:
+        """From now on packets go out encrypted (after the STLS handshake)."""
+        with self._write_lock:
+            self._tls = link
 
     def send_packet(
         self, command: int, arg0: int, arg1: int, payload: ReadableBuffer = b""
@@ -78,7 +85,10 @@ class PacketSocket:
                 if limit is not None and self.sent + total > limit:
                     self._send_truncated(parts, max(0, limit - self.sent))
                     raise ConnectionGone("fault injected: connection dropped while sending")
-                _send_all(self.sock, parts)
+                if self._tls is not None:
+                    self._tls.send(parts)
+                else:
+                    _send_all(self.sock, parts)
                 self.sent += total
             except OSError as error:
                 self.dead = True
@@ -87,7 +97,9 @@ class PacketSocket:
 
     def _send_truncated(self, parts: list[bytes | memoryview], allowed: int) -> None:
         data = b"".join(parts)[:allowed]
-        if data:
+        if data and self._tls is not None:
+            self._tls.send([data])
+        elif data:
             self.sock.sendall(data)
         self.sent += len(data)
         self._drop_locked()

@@ -19,12 +19,14 @@ from adbwire.errors import (
     AuthPendingError,
     ConnectionClosedError,
     DisconnectedError,
+    RemoteProtocolError,
     StreamRefusedError,
     TransportError,
     UsageError,
 )
 from adbwire.wire import packets as P
 from adbwire.wire.banner import HOST_FEATURES, Banner, host_banner
+from adbwire.wire.keys import AdbKey
 from adbwire.wire.operation import current_operation
 from adbwire.wire.protocol import (
     AuthChallenge,
@@ -38,6 +40,7 @@ from adbwire.wire.protocol import (
     StreamOpened,
     StreamRefused,
     StreamWritable,
+    TlsRequested,
 )
 from adbwire.wire.stream import Buffer, Stream
 from adbwire.wire.timeouts import Deadline, Timeouts
@@ -79,6 +82,8 @@ class Connection:
         self.state_listener: StateListener | None = None
         self._features: frozenset[str] = frozenset()
         self._features_of: Banner | None = None
+        self._tls_done = threading.Event()
+        """Set once the link runs TLS (or failed): the reader, paused after STLS, reads on."""
 
     # ----------------------------------------------------------- set-up
 
@@ -122,6 +127,9 @@ class Connection:
                 self._notify_state(ConnectionState.ONLINE)
                 log.debug("connected to %s: %s", self.transport.address, event.banner)
                 return
+            if isinstance(event, TlsRequested):
+                self._start_tls(keys, deadline)
+                continue
             assert isinstance(event, AuthChallenge)
             if remaining_keys:
                 key = remaining_keys.pop(0)
@@ -138,6 +146,28 @@ class Connection:
                     f"{self.transport.address} requires authentication and no key was given"
                 )
             self._send(packet)
+
+    def _start_tls(self, keys: Sequence[Signer], deadline: Deadline) -> None:
+        """Answer STLS and run the TLS handshake while the reader thread waits (wire/tls/)."""
+        start_tls = getattr(self.transport, "start_tls", None)
+        if start_tls is None:
+            raise RemoteProtocolError(
+                f"{self.transport.address} asks for TLS (wireless debugging), which a "
+                f"{self.transport.kind} link does not carry"
+            )
+        tls_keys = [key for key in keys if isinstance(key, AdbKey)]
+        if not tls_keys:
+            raise UsageError(
+                f"{self.transport.address} requires TLS (wireless debugging): it needs an adb "
+                "key file, and none was given"
+            )
+        self._notify_state(ConnectionState.AUTHENTICATING)
+        with self.state_lock:
+            packet = self._protocol.start_tls_packet()
+        self._send(packet)
+        start_tls(tls_keys, deadline)
+        log.debug("%s: TLS established", self.transport.address)
+        self._tls_done.set()
 
     def _next_handshake_event(self, deadline: Deadline) -> Event:
         with self._changed:
@@ -310,12 +340,16 @@ class Connection:
                             replies.append(event.packet)
                         else:
                             self._dispatch(event, wake)
+                    tls_requested = header.command == P.A_STLS
                     if self._protocol.state is ConnectionState.ONLINE:
                         limit = self._protocol.max_payload
                 for wakeup in wake:
                     wakeup.set()
                 for packet in replies:
                     self._send_quietly(packet)
+                if tls_requested:
+                    # What follows on the link is TLS: read nothing until it is set up.
+                    self._tls_done.wait()
         except AdbwireError as exc:
             self._fail(exc)
         except Exception as exc:  # a bug: fail loudly but keep waiters from hanging
@@ -359,4 +393,5 @@ class Connection:
                 stream._on_failure(stream_error)
             self._changed.notify_all()
         self.transport.close()
+        self._tls_done.set()  # a reader paused after STLS now finds the link closed
         self._notify_state(ConnectionState.CLOSED)

@@ -38,6 +38,8 @@ reply on another stream of the same connection (benchmarks: echo latency during 
 pull went from 4.2-4.7x idle with 4 MiB to 2.0x, pull throughput still above Google's adb)."""
 
 ACK_BATCH_FRACTION = 4
+STLS_VERSION = 0x01000000
+"""adb's A_STLS_VERSION, which both sides send in STLS (adb reads no meaning into it)."""
 
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")  # acknowledged byte counts are signed in adbd
@@ -66,6 +68,14 @@ class AuthChallenge:
     """The device sent a token; answer with `sign` or, when out of keys, `offer_public_key`."""
 
     token: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TlsRequested:
+    """The device answered CNXN with STLS (wireless debugging): send `start_tls_packet`,
+    run the TLS handshake on the link, then the device's CNXN arrives inside TLS."""
+
+    version: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +116,7 @@ class Reply:
 Event = (
     Connected
     | AuthChallenge
+    | TlsRequested
     | StreamOpened
     | StreamRefused
     | StreamData
@@ -161,9 +172,12 @@ class HostProtocol:
         self.streams: dict[int, StreamState] = {}
         self._next_local_id = 1
         self._public_key_sent = False
+        self.tls = False
+        """The device asked for TLS (STLS); AUTH is then ignored, as adb does."""
         self._handlers = {
             P.A_CNXN: self._on_cnxn,
             P.A_AUTH: self._on_auth,
+            P.A_STLS: self._on_stls,
             P.A_OKAY: self._on_okay,
             P.A_WRTE: self._on_wrte,
             P.A_CLSE: self._on_clse,
@@ -188,6 +202,12 @@ class HostProtocol:
         self.state = ConnectionState.UNAUTHORIZED
         payload = public_key if public_key.endswith(b"\0") else public_key + b"\0"
         return P.Packet(P.A_AUTH, P.AUTH_RSAPUBLICKEY, 0, payload)
+
+    def start_tls_packet(self) -> P.Packet:
+        """Our answer to the device's STLS, sent right before the TLS handshake starts."""
+        if not self.tls:
+            raise LocalProtocolError("cannot answer STLS: the device did not ask for TLS")
+        return P.Packet(P.A_STLS, STLS_VERSION, 0, b"")
 
     def open(self, service: str) -> tuple[int, P.Packet]:
         self._require(ConnectionState.ONLINE, f"open {service!r}")
@@ -281,6 +301,8 @@ class HostProtocol:
         return [Connected(banner, self.version, self.max_payload)]
 
     def _on_auth(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        if self.tls:
+            return []  # TLS authenticated us; adb ignores AUTH from then on
         if header.arg0 != P.AUTH_TOKEN:
             raise RemoteProtocolError(f"the device sent AUTH type {header.arg0}, expected TOKEN")
         if self.state is ConnectionState.ONLINE:
@@ -291,6 +313,13 @@ class HostProtocol:
             )
         self.state = ConnectionState.AUTHENTICATING
         return [AuthChallenge(bytes(payload))]
+
+    def _on_stls(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        if self.state is ConnectionState.ONLINE or self.tls:
+            raise RemoteProtocolError("STLS after the connection was set up")
+        self.tls = True
+        self.state = ConnectionState.AUTHENTICATING
+        return [TlsRequested(header.arg0)]
 
     def _on_okay(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
         self._require_online(header)

@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import contextlib
 import socket
-from typing import Protocol, cast
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, cast
 
 from adb_shell.transport.tcp_transport import TcpTransport as _AdbShellTcpTransport
 
 from adbwire.errors import ConnectFailedError, DisconnectedError, UsageError
-from adbwire.wire.timeouts import LONGEST_WAIT
+from adbwire.wire.timeouts import LONGEST_WAIT, Deadline
+
+if TYPE_CHECKING:
+    from adbwire.wire.keys import AdbKey
+    from adbwire.wire.tls.channel import TlsChannel
 
 DEFAULT_TCP_PORT = 5555
 
@@ -45,6 +50,16 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """Close the link; a blocked `read_exactly` in another thread then raises."""
+        ...
+
+
+class TlsCapable(Protocol):
+    """A transport that can continue over TLS (the STLS step of wireless debugging)."""
+
+    def start_tls(self, keys: Sequence[AdbKey], deadline: Deadline) -> None:
+        """Run the TLS 1.3 client handshake on the link, then carry packets inside it.
+
+        Called while nothing else reads or writes the link."""
         ...
 
 
@@ -100,10 +115,16 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         self._inbox_view = memoryview(self._inbox)
         self._inbox_start = 0
         self._inbox_end = 0
+        self._tls: TlsChannel | None = None
 
     @property
     def kind(self) -> str:
         return "tcp"
+
+    @property
+    def tls(self) -> bool:
+        """Whether the link was upgraded to TLS (a wireless-debugging connection)."""
+        return self._tls is not None
 
     @property
     def address(self) -> str:
@@ -154,6 +175,8 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         return result
 
     def _receive_into(self, view: memoryview) -> int:
+        if self._tls is not None:
+            return self._receive_tls(view)
         sock = self._socket()
         while True:
             try:
@@ -169,7 +192,9 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
     def write_packet(self, header: bytes, payload: bytes | bytearray | memoryview) -> None:
         sock = self._socket()
         try:
-            if payload:
+            if self._tls is not None:
+                self._tls.send((header, payload))
+            elif payload:
                 # One vectored send avoids both a copy and a tiny-segment round trip.
                 sent = sock.sendmsg([header, payload])
                 total = len(header) + len(payload)
@@ -188,6 +213,33 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
             ) from exc
         except OSError as exc:
             raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
+
+    # ----------------------------------------------------------- TLS (wireless debugging)
+
+    def start_tls(self, keys: Sequence[AdbKey], deadline: Deadline) -> None:
+        """Upgrade this connection to TLS 1.3, presenting one of `keys` (wire/tls/)."""
+        from adbwire.wire.tls.channel import TlsChannel  # noqa: PLC0415 - only for TLS links
+        from adbwire.wire.tls.client import client_connection  # noqa: PLC0415
+
+        sock = self._socket()
+        # Bytes read ahead past the device's STLS already belong to the TLS stream.
+        early = bytes(self._inbox_view[self._inbox_start : self._inbox_end])
+        self._inbox_start = self._inbox_end = 0
+        self._tls = TlsChannel.establish(
+            sock, client_connection(keys), peer=self.address, deadline=deadline, initial=early
+        )
+
+    def _receive_tls(self, view: memoryview) -> int:
+        assert self._tls is not None
+        if self._sock is None:
+            raise DisconnectedError(f"{self.address}: not connected")
+        try:
+            count = self._tls.receive_into(view)
+        except OSError as exc:
+            raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
+        if count == 0:
+            raise DisconnectedError(f"{self.address}: the device closed the connection")
+        return count
 
     def close(self) -> None:
         sock, self._sock = self._sock, None

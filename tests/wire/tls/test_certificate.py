@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime
 
+import pytest
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding
@@ -97,3 +98,20 @@ def test_tls_identity_matches_the_key(adb_key: AdbKey) -> None:
     assert isinstance(certificate, crypto.X509)
     assert certificate.to_cryptography().public_key() == adb_key.public_key
     assert private_key.to_cryptography_key().public_key() == adb_key.public_key  # type: ignore[union-attr]
+
+
+def test_fields_agree_with_adb_shell_wifi(adb_key: AdbKey) -> None:
+    """adb-shell-wifi ports the same AOSP function on its own: everything but the times and
+    the signature must be identical."""
+    oracle = pytest.importorskip("adb_shell_wifi.auth.x509", reason="adb-shell-wifi not installed")
+    theirs = oracle.generate_x509_certificate(adb_key.private_key)
+    ours = certificate_for(adb_key)
+    assert ours.subject == theirs.subject
+    assert ours.issuer == theirs.issuer
+    assert ours.serial_number == theirs.serial_number
+    assert ours.version == theirs.version
+    assert ours.public_key() == theirs.public_key()
+    assert ours.signature_algorithm_oid == theirs.signature_algorithm_oid
+    assert list(ours.extensions) == list(theirs.extensions)
+    lifetime = theirs.not_valid_after_utc - theirs.not_valid_before_utc
+    assert ours.not_valid_after_utc - ours.not_valid_before_utc == lifetime

@@ -12,17 +12,21 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from adbwire.errors import DisconnectedError
+from adbwire.errors import DisconnectedError, RemoteProtocolError
 from adbwire.wire import packets as P
 from adbwire.wire.recording.events import ORIGIN_REAL
 from adbwire.wire.recording.fixture_file import FixtureWriter
 from adbwire.wire.recording.packet_stream import PacketSplitter
 from adbwire.wire.recording.stream_log import StreamLog
 from adbwire.wire.transport import Transport
+
+if TYPE_CHECKING:
+    from adbwire.wire.keys import AdbKey
+    from adbwire.wire.timeouts import Deadline
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +91,15 @@ class RecordingTransport:
         if payload:
             self._record(self._from_host, payload, device=False)
         self.inner.write_packet(header, payload)
+
+    def start_tls(self, keys: Sequence[AdbKey], deadline: Deadline) -> None:
+        """Upgrade the inner link; the recording stays at the packet level, above TLS."""
+        start_tls = getattr(self.inner, "start_tls", None)
+        if start_tls is None:
+            raise RemoteProtocolError(
+                f"{self.address} asks for TLS, which a {self.kind} link does not carry"
+            )
+        start_tls(keys, deadline)
 
     def close(self) -> None:
         self._closing = True

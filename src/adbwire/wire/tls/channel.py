@@ -1,0 +1,258 @@
+"""TLS over an already connected socket, driven through memory BIOs.
+
+ADB upgrades its TCP connection in place (STLS), so TLS starts on a socket whose earlier
+bytes were plain ADB packets, and bytes the plain reader already took from the socket may
+be the start of the TLS stream (`initial`). pyOpenSSL works on memory buffers here: we move
+the bytes between the socket and OpenSSL ourselves, which gives us
+
+- deadlines on the handshake (each receive waits at most what is left of the connect timeout);
+- safe full-duplex use: one reader thread and any writer thread at a time share the
+  `SSL` object only under a short lock around in-memory work (encrypting, decrypting), never
+  while waiting on the socket; OpenSSL objects must not be used by two threads at once;
+- typed errors: a rejected certificate (the device does not know our key) is
+  `TlsRejectedError`, a peer that does not speak TLS is `RemoteProtocolError`.
+
+Encrypted bytes leave in the order OpenSSL produced them: they are taken out of the BIO and
+sent under one send lock. The rare record the reader produces by itself (a TLS 1.3 KeyUpdate
+answer) waits in the BIO for the next send, or is sent at once when no send is under way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Sequence
+from typing import Final
+
+from OpenSSL import SSL
+
+from adbwire.errors import AdbTimeoutError, DisconnectedError, RemoteProtocolError, TlsRejectedError
+from adbwire.wire.timeouts import Deadline
+
+__all__ = ["RECORD_PLAINTEXT", "TlsChannel", "describe_tls_error", "is_certificate_rejection"]
+
+RECORD_PLAINTEXT: Final = 16 * 1024
+"""The most plaintext one TLS record carries, so the most one SSL_read returns."""
+_RAW_RECEIVE: Final = 64 * 1024
+_CIPHERTEXT_MARGIN: Final = 256
+
+# The alerts AOSP's TlsConnection reads as "the peer rejected our certificate"
+# (tls/tls_connection.cpp GetFailureReason), as OpenSSL names them in its error reasons.
+_REJECTION_ALERTS: Final = (
+    "alert bad certificate",
+    "alert unsupported certificate",
+    "alert certificate revoked",
+    "alert certificate expired",
+    "alert certificate unknown",
+    "alert access denied",
+    "alert unknown ca",
+    "alert certificate required",
+)
+
+
+def describe_tls_error(error: SSL.Error) -> str:
+    """OpenSSL's reasons in one line ('tlsv1 alert unknown ca'), or the error's text."""
+    reasons: list[str] = []
+    for entry in error.args[0] if error.args and isinstance(error.args[0], list) else ():
+        if isinstance(entry, tuple) and entry:
+            reasons.append(str(entry[-1]))
+    return "; ".join(reason for reason in reasons if reason) or str(error) or type(error).__name__
+
+
+def is_certificate_rejection(error: SSL.Error) -> bool:
+    """Did the peer end the handshake because it does not accept our certificate?"""
+    text = describe_tls_error(error).lower()
+    return any(alert in text for alert in _REJECTION_ALERTS)
+
+
+class TlsChannel:
+    """A TLS connection over `sock` (which stays ours to close): plaintext in and out."""
+
+    def __init__(self, sock: socket.socket, connection: SSL.Connection, *, peer: str) -> None:
+        self.sock = sock
+        self.connection = connection
+        self.peer = peer
+        self._ssl_lock = threading.Lock()
+        self._send_lock = threading.Lock()
+        self._raw = bytearray(_RAW_RECEIVE)
+        self._raw_view = memoryview(self._raw)
+        self._fed = True  # ciphertext may be waiting in the BIO: try to decrypt first
+
+    # ----------------------------------------------------------- handshake
+
+    @classmethod
+    def establish(
+        cls,
+        sock: socket.socket,
+        connection: SSL.Connection,
+        *,
+        peer: str,
+        deadline: Deadline,
+        initial: bytes = b"",
+    ) -> TlsChannel:
+        """Run the handshake (client or server, as `connection` was set up) until done.
+
+        Every wait is bounded by `deadline` (AdbTimeoutError); the socket's own timeout is
+        restored afterwards. `initial`: bytes of the TLS stream read before the upgrade."""
+        channel = cls(sock, connection, peer=peer)
+        saved_timeout = sock.gettimeout()
+        try:
+            if initial:
+                connection.bio_write(initial)
+            while True:
+                try:
+                    connection.do_handshake()
+                    break
+                except SSL.WantReadError:
+                    channel._flush_handshake(deadline)
+                    channel._feed_handshake(deadline)
+                except SSL.Error as error:
+                    channel._flush_quietly(deadline)  # the alert that tells the peer why
+                    raise channel._handshake_error(error) from None
+            channel._flush_handshake(deadline)
+        finally:
+            sock.settimeout(saved_timeout)
+        return channel
+
+    def _feed_handshake(self, deadline: Deadline) -> None:
+        remaining = deadline.remaining()
+        if remaining is not None and remaining <= 0:
+            raise self._timeout(deadline)
+        self.sock.settimeout(remaining)
+        try:
+            count = self.sock.recv_into(self._raw_view)
+        except TimeoutError:
+            raise self._timeout(deadline) from None
+        except OSError as error:
+            raise DisconnectedError(
+                f"{self.peer}: connection lost during the TLS handshake ({error})"
+            ) from error
+        if not count:
+            raise DisconnectedError(
+                f"{self.peer}: the device closed the connection during the TLS handshake"
+            )
+        self.connection.bio_write(self._raw_view[:count])
+
+    def _flush_handshake(self, deadline: Deadline) -> None:
+        data = self._take_ciphertext()
+        if not data:
+            return
+        remaining = deadline.remaining()
+        if remaining is not None and remaining <= 0:
+            raise self._timeout(deadline)
+        self.sock.settimeout(remaining)
+        try:
+            self.sock.sendall(data)
+        except TimeoutError:
+            raise self._timeout(deadline) from None
+        except OSError as error:
+            raise DisconnectedError(
+                f"{self.peer}: connection lost during the TLS handshake ({error})"
+            ) from error
+
+    def _flush_quietly(self, deadline: Deadline) -> None:
+        with contextlib.suppress(OSError, DisconnectedError, AdbTimeoutError):
+            self._flush_handshake(deadline)
+
+    def _timeout(self, deadline: Deadline) -> AdbTimeoutError:
+        error = deadline.error()
+        return AdbTimeoutError(f"{error} (the TLS handshake with {self.peer} did not finish)")
+
+    def _handshake_error(self, error: SSL.Error) -> Exception:
+        reason = describe_tls_error(error)
+        if is_certificate_rejection(error):
+            return self.rejection(reason)
+        return RemoteProtocolError(
+            f"{self.peer}: the TLS handshake failed ({reason}); the device asked for TLS "
+            "but does not speak TLS 1.3 as adb does"
+        )
+
+    def rejection(self, reason: str) -> TlsRejectedError:
+        return TlsRejectedError(
+            f"{self.peer} refused our adb key over TLS ({reason}): this device does not "
+            f"know this computer yet. Pair first: adbwire pair HOST:PAIRING_PORT (the address "
+            "and code under 'Pair device with pairing code' in Wireless debugging), then "
+            "connect again"
+        )
+
+    # ----------------------------------------------------------- data
+
+    def receive_into(self, view: memoryview) -> int:
+        """Decrypted bytes into the front of `view`; 0 when the peer ended the stream.
+
+        Blocks until something arrives (a socket timeout only means "nothing yet")."""
+        limit = min(len(view), RECORD_PLAINTEXT)
+        while True:
+            if self._fed:
+                with self._ssl_lock:
+                    try:
+                        return self.connection.recv_into(view, limit)
+                    except SSL.WantReadError:
+                        self._fed = False
+                    except SSL.ZeroReturnError:  # close_notify
+                        return 0
+                    except SSL.Error as error:
+                        raise self._data_error(error) from None
+                # Everything received is decrypted: send what decrypting made OpenSSL write.
+                self._flush_if_idle()
+            try:
+                count = self.sock.recv_into(self._raw_view)
+            except TimeoutError:
+                continue
+            if not count:
+                return 0
+            with self._ssl_lock:
+                self.connection.bio_write(self._raw_view[:count])
+            self._fed = True
+
+    def _data_error(self, error: SSL.Error) -> Exception:
+        reason = describe_tls_error(error)
+        if is_certificate_rejection(error):
+            # TLS 1.3: the client's handshake ends before the server checked its certificate,
+            # so a refusal arrives as an alert on the first read.
+            return self.rejection(reason)
+        return RemoteProtocolError(f"{self.peer}: TLS error ({reason})")
+
+    def send(self, parts: Sequence[bytes | bytearray | memoryview]) -> None:
+        """Encrypt and send `parts` as one piece of the stream; OSError from the socket."""
+        with self._send_lock:
+            with self._ssl_lock:
+                try:
+                    for part in parts:
+                        if part:
+                            self.connection.sendall(part)
+                except SSL.Error as error:
+                    raise self._data_error(error) from None
+                data = self._take_ciphertext()
+            if data:
+                self.sock.sendall(data)
+
+    def _flush_if_idle(self) -> None:
+        """Send what the reader made OpenSSL write, unless a sender is busy (it will)."""
+        if not self._send_lock.acquire(blocking=False):
+            return
+        try:
+            with self._ssl_lock:
+                data = self._take_ciphertext()
+            if data:
+                self.sock.sendall(data)
+        except OSError:
+            pass  # the link is failing; the reader finds out on its next receive
+        finally:
+            self._send_lock.release()
+
+    def _take_ciphertext(self) -> bytes:
+        """Everything OpenSSL wrote into the outgoing BIO (caller holds the SSL lock or is
+        the only user, as during the handshake)."""
+        chunks: list[bytes] = []
+        size = _RAW_RECEIVE
+        while True:
+            try:
+                chunk = self.connection.bio_read(size)
+            except SSL.WantReadError:
+                break
+            chunks.append(chunk)
+            if len(chunk) < size:
+                break
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
