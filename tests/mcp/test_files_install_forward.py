@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -10,8 +11,10 @@ from pathlib import Path
 
 import anyio
 import anyio.to_thread
+import pytest
 
 from adbwire.mcp.policy import Policy
+from adbwire.mcp.tools import files as file_tools
 from adbwire.testing.userland.android.apk import build_apk
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated
 
@@ -157,3 +160,82 @@ async def test_host_file_refusal_comes_before_any_device_is_touched() -> None:
     async with connected(app) as client:
         error = error_of(await client.call_tool("pull_file", {"path": "/sdcard/x"}))
     assert error["code"] == "host_files_disabled"
+
+
+async def test_a_trickling_device_cannot_hold_pull_file_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One byte every 5 ms never trips the idle timeout; the minimum rate ends the call."""
+    monkeypatch.setattr(file_tools, "PULL_MIN_RATE", 2000)
+    monkeypatch.setattr(file_tools, "PULL_RATE_GRACE", 0.5)
+    with simulated() as (device,):
+        device.files.write_bytes("/sdcard/Download/slow.bin", b"s" * 4000)
+        device.faults.trickle("sync:", interval=0.005)
+        app = make_app([device], policy=Policy(local_root=tmp_path))
+        async with connected(app) as client:
+            with anyio.fail_after(WAIT):
+                error = error_of(
+                    await client.call_tool("pull_file", {"path": "/sdcard/Download/slow.bin"})
+                )
+        app.close()
+    assert (error["code"], error["retryable"]) == ("timeout", True)
+    assert "slower than the minimum rate of 2000 bytes/s" in error["message"]
+    assert _names(tmp_path) == []  # neither the file nor its staging name
+
+
+def test_the_pull_minimum_rate_is_what_security_md_says() -> None:
+    assert (file_tools.PULL_MIN_RATE, file_tools.PULL_RATE_GRACE) == (64 * 1024, 30.0)
+
+
+async def test_host_file_system_errors_are_invalid_arguments(tmp_path: Path) -> None:
+    """Not internal_error: a parent that is a file, a name the file system refuses."""
+    (tmp_path / "plain").write_text("a file, not a directory")
+    with simulated() as (device,):
+        app = make_app([device], policy=Policy(local_root=tmp_path))
+        async with connected(app) as client:
+            under_a_file = error_of(
+                await client.call_tool(
+                    "pull_file", {"path": "/sdcard/Download/groceries.txt", "to": "plain/g.txt"}
+                )
+            )
+            too_long = error_of(
+                await client.call_tool(
+                    "pull_file", {"path": "/sdcard/Download/groceries.txt", "to": "n" * 300}
+                )
+            )
+            dir_in_the_way = error_of(
+                await client.call_tool(
+                    "pull_file",
+                    {"path": "/sdcard/Download/groceries.txt", "to": ".", "overwrite": True},
+                )
+            )
+        app.close()
+    assert under_a_file["code"] == "invalid_arguments"
+    assert under_a_file["message"] == (
+        "cannot write the host file 'g.txt': a file is in the way of its directory"
+    )
+    assert too_long["code"] == "invalid_arguments"
+    assert "longer than 255 bytes" in too_long["message"]
+    assert dir_in_the_way["code"] == "already_exists"
+    assert _names(tmp_path) == ["plain"]
+
+
+async def test_pull_file_replaces_only_when_asked_and_leaves_no_staging_file(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "g.txt").write_text("old")
+    with simulated() as (device,):
+        app = make_app([device], policy=Policy(local_root=tmp_path))
+        async with connected(app) as client:
+            args = {"path": "/sdcard/Download/groceries.txt", "to": "g.txt"}
+            kept = error_of(await client.call_tool("pull_file", args))
+            assert (tmp_path / "g.txt").read_text() == "old"
+            replaced = data_of(await client.call_tool("pull_file", {**args, "overwrite": True}))
+        app.close()
+    assert kept["code"] == "already_exists"
+    assert replaced["text"].startswith("milk") and replaced["size"] == len(replaced["text"])
+    assert _names(tmp_path) == ["g.txt"]
+
+
+def _names(directory: Path) -> list[str]:
+    return sorted(os.listdir(directory))

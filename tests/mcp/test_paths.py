@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 import pytest
 
 from adbwire.errors import UsageError
 from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.paths import LocalRoot, check_device_path
+from adbwire.mcp.paths import MAX_HOST_PATH, LocalRoot, check_device_path, open_new_file
 from adbwire.mcp.policy import DEFAULT_DEVICE_PATHS
 
 
@@ -72,3 +73,51 @@ def test_other_device_paths_are_refused(path: str) -> None:
 def test_malformed_device_paths(path: str) -> None:
     with pytest.raises(UsageError):
         check_device_path(path, DEFAULT_DEVICE_PATHS)
+
+
+def test_host_paths_up_to_1024_characters(tmp_path: Path) -> None:
+    root = LocalRoot(tmp_path)
+    longest = "/".join(["d" * 200] * 5) + "/" + "f" * 19  # 1024 characters
+    assert len(longest) == MAX_HOST_PATH == 1024
+    assert root.resolve(longest) == tmp_path.resolve().joinpath(*longest.split("/"))
+    with pytest.raises(UsageError, match="invalid host path"):
+        root.resolve(longest + "x")
+
+
+def test_a_name_over_255_bytes_is_refused_clearly(tmp_path: Path) -> None:
+    """A host file system would refuse it later (ENAMETOOLONG) as an internal error."""
+    root = LocalRoot(tmp_path)
+    assert root.resolve("a/" + "n" * 255).name == "n" * 255
+    assert root.resolve("é" * 127).name == "é" * 127  # 254 bytes
+    for path, name in [
+        ("n" * 256, "n" * 256),
+        ("é" * 128, "é" * 128),
+        ("ok/" + "m" * 256 + "/x", "m" * 256),
+    ]:
+        with pytest.raises(UsageError) as caught:
+            root.resolve(path)
+        assert str(caught.value) == (
+            f"invalid host path: the name {name[:40]!r}... is longer than 255 bytes, which "
+            "host file systems do not allow"
+        )
+
+
+def test_new_host_files_are_0644_and_never_follow_a_symlink(tmp_path: Path) -> None:
+    previous = os.umask(0)
+    try:
+        descriptor = open_new_file(tmp_path / "shot.png")
+    finally:
+        os.umask(previous)
+    os.close(descriptor)
+    assert stat.S_IMODE((tmp_path / "shot.png").stat().st_mode) == 0o644
+    with pytest.raises(FileExistsError):
+        open_new_file(tmp_path / "shot.png")  # never replaces a file
+    os.symlink(tmp_path / "elsewhere", tmp_path / "planted")
+    with pytest.raises(FileExistsError):
+        open_new_file(tmp_path / "planted")
+    assert not (tmp_path / "elsewhere").exists()
+    descriptor = open_new_file(tmp_path / "w.bin")
+    try:
+        assert os.write(descriptor, b"ok") == 2  # opened for writing
+    finally:
+        os.close(descriptor)

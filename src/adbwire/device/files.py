@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from adbwire.device import commands
+from adbwire.device import commands, output_cap
 from adbwire.device.errors import AlreadyExistsError, NotFoundError, TooLargeError
-from adbwire.errors import SyncFailError, UsageError
+from adbwire.errors import AdbwireError, SyncFailError, UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import DirEntry, RemoteStat
@@ -45,7 +45,9 @@ def kind_of(stat: RemoteStat) -> str:
 
 
 def list_dir(client: AdbClient, path: str) -> list[Entry]:
-    entries: list[DirEntry] = sync.list_dir(client.connection, path)
+    entries: list[DirEntry] = sync.list_dir(
+        client.connection, path, max_output=output_cap.current()
+    )
     return sorted(
         (
             Entry(e.name, kind_of(e.stat), e.stat.size, e.stat.permissions, e.stat.mtime)
@@ -129,30 +131,74 @@ def pull_to_file(
     cap: int,
     overwrite: bool = False,
     progress: Progress | None = None,
+    min_rate: float | None = None,
+    rate_grace: float = sync.DEFAULT_RATE_GRACE,
 ) -> int:
-    """Copy a device file to `destination` (complete or not at all); returns its size."""
+    """Copy a device file to `destination` (complete or not at all); returns its size.
+
+    With `min_rate` (bytes/s) the pull must keep up that average after `rate_grace`
+    seconds, so a device that trickles data cannot hold the call open (AdbTimeoutError).
+    A host file system error (a name too long, a parent that is a file) is a UsageError
+    naming the file.
+    """
     info = stat(client, remote)
     if not info.is_file:
         raise UsageError(f"{remote} is a {kind_of(info)}, not a file")
     if info.size > cap:
         raise TooLargeError(f"{remote} is {info.size} bytes, over the {cap}-byte transfer cap")
-    if destination.exists() and (destination.is_dir() or not overwrite):
-        raise AlreadyExistsError(f"{destination.name} exists (pass overwrite to replace a file)")
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = destination.with_name(f".{destination.name}.{secrets.token_hex(4)}.partial")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(staging, flags, 0o644)
+    try:
+        if destination.exists() and (destination.is_dir() or not overwrite):
+            raise AlreadyExistsError(
+                f"{destination.name} exists (pass overwrite to replace a file)"
+            )
+        _make_parents(destination)
+        staging = destination.with_name(f".{_cut(destination.name)}.{secrets.token_hex(4)}.partial")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+        fd = os.open(staging, flags, 0o644)
+    except OSError as exc:
+        raise host_file_error(destination, exc) from exc
     try:
         with os.fdopen(fd, "wb") as file:
             sink = _CappedSink(file, cap, remote)
-            sync.pull_stream(client.connection, remote, sink, progress=progress)  # type: ignore[arg-type]
+            sync.pull_stream(
+                client.connection,
+                remote,
+                sink,  # type: ignore[arg-type]
+                progress=progress,
+                min_rate=min_rate,
+                rate_grace=rate_grace,
+            )
             file.flush()
             os.fsync(file.fileno())
         os.replace(staging, destination)
+    except OSError as exc:
+        if isinstance(exc, AdbwireError):  # AdbTimeoutError is a TimeoutError, an OSError
+            raise
+        raise host_file_error(destination, exc) from exc
     finally:
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             staging.unlink()
     return sink.written
+
+
+def _make_parents(destination: Path) -> None:
+    try:
+        destination.parent.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise UsageError(
+            f"cannot write the host file {_cut(destination.name, 80)!r}: a file is in the way "
+            "of its directory"
+        ) from None
+
+
+def host_file_error(path: Path, exc: OSError) -> UsageError:
+    """A host file system failure, as the caller's error naming the file (not a bug)."""
+    return UsageError(f"cannot write the host file {_cut(path.name, 80)!r}: {exc.strerror or exc}")
+
+
+def _cut(name: str, size: int = 200) -> str:
+    """At most `size` bytes of `name` (staging names must fit where the name fits)."""
+    return os.fsencode(name)[:size].decode("utf-8", "ignore")
 
 
 class _CappedSource:
@@ -188,7 +234,12 @@ def push_from_file(
     parent = posixpath.dirname(remote) or "/"
     if not exists(client, parent):
         raise NotFoundError(f"{parent}: no such directory on the device")
-    fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise UsageError(
+            f"cannot read the host file {_cut(source.name, 80)!r}: {exc.strerror}"
+        ) from exc
     with os.fdopen(fd, "rb") as file:
         capped = _CappedSource(file, cap, source.name)
         try:

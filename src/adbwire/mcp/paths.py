@@ -21,6 +21,9 @@ from adbwire.mcp.envelope import ErrorCode, ToolFailure
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_HOST_PATH = 1024
+"""Longest host path an agent may give (characters, relative to the root)."""
+MAX_HOST_NAME = 255
+"""Longest single name in it (bytes): what ext4, APFS, NTFS and most others allow."""
 
 
 class LocalRoot:
@@ -46,6 +49,12 @@ class LocalRoot:
             raise _outside(relative, "host paths are relative to the local root")
         if ".." in pure.parts:
             raise _outside(relative, "'..' is not allowed")
+        for part in pure.parts:
+            if len(os.fsencode(part)) > MAX_HOST_NAME:
+                raise UsageError(
+                    f"invalid host path: the name {part[:40]!r}... is longer than "
+                    f"{MAX_HOST_NAME} bytes, which host file systems do not allow"
+                )
         candidate = root.joinpath(*pure.parts)
         resolved = candidate.resolve()
         if not resolved.is_relative_to(root):

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import re
 import shutil
+import stat
 from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
@@ -13,6 +16,7 @@ import pytest
 
 from adbwire.cli import ls as ls_command
 from adbwire.cli import main as cli_main
+from adbwire.cli import progress as progress_module
 from adbwire.cli import pull as pull_command
 from adbwire.cli import push as push_command
 from adbwire.cli.progress import ProgressLine, render
@@ -140,3 +144,93 @@ def test_progress_line_draws_only_when_asked_and_erases_itself() -> None:
 def test_render_handles_an_unknown_total() -> None:
     assert render("f", 3 * 1024 * 1024, None, 1.0) == "[   ?] f: 3.0 MiB, 3.0 MB/s"
     assert render("f", 0, 0, 0.0) == "[   ?] f: 0.0 MiB"
+
+
+def test_pull_a_strips_setuid_setgid_and_sticky(
+    cli: Run, v2_device: SyncDevice, tmp_path: Path
+) -> None:
+    v2_device.files.write_bytes("/sdcard/su", b"#!")
+    v2_device.files.host_path("/sdcard/su").chmod(0o7755)
+    status, _, err = cli("pull", "-a", "/sdcard/su", str(tmp_path / "su"))
+    assert (status, err) == (0, "")
+    assert stat.S_IMODE((tmp_path / "su").stat().st_mode) == 0o755 & ~_process_umask()
+
+
+def _process_umask() -> int:
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
+
+
+def test_pull_stops_a_tree_past_max_entries(
+    cli: Run, v2_device: SyncDevice, tmp_path: Path
+) -> None:
+    for index in range(5):
+        v2_device.files.write_bytes(f"/sdcard/many/{index}.txt", b"x")
+    status, _, err = cli("pull", "--max-entries", "3", "/sdcard/many", str(tmp_path))
+    assert status == 1
+    assert "failed to pull '/sdcard/many'" in err
+    assert "'/sdcard/many' has more than 3 entries (max_entries" in err
+    status, _, err = cli("pull", "--max-depth", "1", "/sdcard/many", str(tmp_path / "again"))
+    assert (status, err) == (0, "")
+
+
+def test_pull_min_rate_ends_a_trickling_device(
+    cli: Run, v2_device: SyncDevice, tmp_path: Path
+) -> None:
+    v2_device.files.write_bytes("/sdcard/slow.bin", b"s" * 4000)
+    v2_device.device.faults.trickle("sync:", interval=0.005)
+    status, _, err = cli(
+        "pull", "--min-rate", "2K", "--rate-grace", "0.5", "/sdcard/slow.bin", str(tmp_path)
+    )
+    assert status == 1
+    assert "slower than the minimum rate of 2048 bytes/s" in err and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_local_name_too_long_exits_2_with_a_clear_message(
+    cli: Run, v2_device: SyncDevice, tmp_path: Path
+) -> None:
+    v2_device.files.write_bytes("/sdcard/f", b"1")
+    status, _, err = cli("pull", "/sdcard/f", str(tmp_path / ("x" * 300)))
+    assert status == 2
+    assert err.startswith("adbwire: error: failed to access '") and "File name too long" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "rate"),
+    [("65536", 65536), ("64K", 65536), ("64KiB/s", 65536), ("1.5M", 1.5 * 2**20), ("2g", 2**31)],
+)
+def test_min_rate_takes_binary_units(text: str, rate: float) -> None:
+    assert pull_command.rate_argument(text) == rate
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "fast", "1T", "", "0.0K"])
+def test_min_rate_refuses_what_is_not_a_rate(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="not a rate in bytes/s"):
+        pull_command.rate_argument(text)
+
+
+@pytest.mark.parametrize("text", ["0", "-3", "1.5", "many"])
+def test_limits_must_be_positive_whole_numbers(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="not a positive whole number"):
+        pull_command.positive_int(text)
+    assert pull_command.positive_int("7") == 7
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "inf", "nan", "soon"])
+def test_rate_grace_must_be_a_positive_number(text: str) -> None:
+    with pytest.raises(argparse.ArgumentTypeError, match="not a positive number"):
+        pull_command.positive_float(text)
+    assert pull_command.positive_float("0.25") == 0.25
+
+
+def test_the_pull_progress_line_counts_the_entries_walked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(progress_module, "REDRAW_INTERVAL", 0.0)
+    shown = StringIO()
+    progress = pull_command.PullProgress("out", ProgressLine("pull to out", shown, enabled=True))
+    progress(1024 * 1024, None)
+    progress.entries(1500)
+    assert "[   ?] pull to out (1500 entries listed): 1.0 MiB" in shown.getvalue()

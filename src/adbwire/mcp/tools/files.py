@@ -17,6 +17,10 @@ from adbwire.mcp.tools.common import Cursor, DeviceArgs, DevicePath, Result
 
 PAGE_SIZE = 500
 INLINE_TEXT_BYTES = 64 * 1024
+PULL_MIN_RATE = 64 * 1024
+"""Bytes/s a pull must average after PULL_RATE_GRACE seconds, besides the idle timeout: a
+device trickling bytes cannot hold a call open (a file of N bytes gets 30 s + N / 64 KiB)."""
+PULL_RATE_GRACE = 30.0
 
 
 class PathArgs(DeviceArgs):
@@ -173,6 +177,8 @@ async def pull_file(call: ToolCall, args: PullArgs) -> ToolOutput:
         cap=call.app.policy.max_transfer_bytes,
         overwrite=args.overwrite,
         progress=call.progress_from_thread(f"pulling {remote}"),
+        min_rate=PULL_MIN_RATE,
+        rate_grace=PULL_RATE_GRACE,
     )
     data = Pulled(
         path=remote,

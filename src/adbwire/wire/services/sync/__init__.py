@@ -14,7 +14,12 @@ Single-file calls (`stat`, `list_dir`, `push_stream`, `pull_stream`) raise on fa
 
 from adbwire.wire.services.sync.codec import DATA_MAX, MAX_PATH, DirEntry, RemoteStat
 from adbwire.wire.services.sync.listing import iter_dir, list_dir
-from adbwire.wire.services.sync.pull import pull, pull_stream
+from adbwire.wire.services.sync.pull import DEFAULT_RATE_GRACE, MinRate, pull, pull_stream
+from adbwire.wire.services.sync.pull_plan import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_ENTRIES,
+    WalkLimitError,
+)
 from adbwire.wire.services.sync.push import push, push_stream
 from adbwire.wire.services.sync.results import (
     FileFailed,
@@ -29,16 +34,21 @@ from adbwire.wire.services.sync.stat import exists, lstat, stat
 
 __all__ = [
     "DATA_MAX",
+    "DEFAULT_MAX_DEPTH",
+    "DEFAULT_MAX_ENTRIES",
+    "DEFAULT_RATE_GRACE",
     "MAX_PATH",
     "DirEntry",
     "FileFailed",
     "FileSkipped",
     "FileTransferred",
+    "MinRate",
     "ProgressCallback",
     "RemoteStat",
     "SourceSummary",
     "SyncSession",
     "TransferResult",
+    "WalkLimitError",
     "exists",
     "iter_dir",
     "list_dir",

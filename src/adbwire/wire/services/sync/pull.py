@@ -4,30 +4,91 @@ File data is written as it arrives, slice by slice, so memory stays flat whateve
 size. A file pulled to a path is written under a temporary name beside the destination
 (`.NAME.XXXXXXXX.adbwire-part`) and renamed only once complete; on any failure the
 temporary file is removed, so a partial file never appears under the final name.
+
+`timeout` bounds each wait for the device (an idle timeout). A device that keeps sending
+a byte now and then never trips it, so a caller can also ask for a minimum rate
+(`min_rate`, bytes per second): each file must then arrive within `rate_grace` seconds
+plus one second per `min_rate` bytes received (bytes past the size the device announced
+earn no more time), which also bounds the whole file to `rate_grace + size / min_rate`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import secrets
-import stat as stat_module
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 from adbwire.errors import AdbwireError, DisconnectedError, SyncFailError, UsageError
 from adbwire.wire.services.sync import codec
 from adbwire.wire.services.sync.codec import DataChunk, DataDone, Expect, Fail
-from adbwire.wire.services.sync.pull_plan import PullJob, plan_pull
+from adbwire.wire.services.sync.pull_plan import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_ENTRIES,
+    EntriesCallback,
+    PullJob,
+    WalkLimits,
+    plan_pull,
+)
 from adbwire.wire.services.sync.results import Ledger, ProgressCallback, TransferResult
 from adbwire.wire.services.sync.session import StreamEnded, SyncSession, session_for
 from adbwire.wire.services.sync.stat import stat_reply
+from adbwire.wire.timeouts import Deadline
 
 if TYPE_CHECKING:
     from adbwire.wire.connection import Connection
 
 TEMP_SUFFIX = ".adbwire-part"
+NAME_MAX = 255
+"""Longest file name (in bytes) assumed when the host cannot say (no pathconf)."""
+PERMISSION_BITS = 0o777
+"""What `preserve` keeps of a device's mode: never setuid, setgid or sticky."""
+DEFAULT_RATE_GRACE = 30.0
+"""Seconds each file gets on top of its size over `min_rate` (a slow start, a busy disk)."""
 Writer = Callable[[memoryview], None]
+
+
+@dataclass(frozen=True)
+class MinRate:
+    """The slowest pull accepted: `bytes_per_second` on average, after `grace` seconds."""
+
+    bytes_per_second: float
+    grace: float = DEFAULT_RATE_GRACE
+
+    def __post_init__(self) -> None:
+        if not self.bytes_per_second > 0 or math.isinf(self.bytes_per_second):
+            raise UsageError(f"min_rate must be a positive number, got {self.bytes_per_second!r}")
+        if not self.grace > 0 or math.isinf(self.grace):
+            raise UsageError(f"rate_grace must be a positive number of seconds, got {self.grace!r}")
+
+
+def min_rate_of(min_rate: float | None, rate_grace: float) -> MinRate | None:
+    return None if min_rate is None else MinRate(min_rate, rate_grace)
+
+
+class _Pace:
+    """One file's overall deadline under a MinRate, moving later as bytes arrive."""
+
+    def __init__(self, rate: MinRate, remote: str, size: int | None) -> None:
+        self.rate = rate
+        self.remote = remote
+        self.size = size
+        self.started = time.monotonic()
+
+    def deadline(self, moved: int) -> Deadline:
+        credited = moved if self.size is None else min(moved, self.size)
+        allowed = self.rate.grace + credited / self.rate.bytes_per_second
+        of_size = "" if self.size is None else f" of {self.size}"
+        what = (
+            f"pull of '{self.remote}' (slower than the minimum rate of "
+            f"{self.rate.bytes_per_second:g} bytes/s: {moved}{of_size} bytes in the "
+            f"{allowed:.1f} s allowed)"
+        )
+        return Deadline(self.started + allowed - time.monotonic(), what)
 
 
 def pull_stream(
@@ -37,19 +98,23 @@ def pull_stream(
     *,
     progress: ProgressCallback | None = None,
     timeout: float | None = None,
+    min_rate: float | None = None,
+    rate_grace: float = DEFAULT_RATE_GRACE,
 ) -> int:
     """Write the device file `remote` into `sink`; returns the byte count.
 
-    A FAIL raises SyncFailError naming `remote`. What was written before a failure stays
+    A FAIL raises SyncFailError naming `remote`; a pull slower than `min_rate` (see the
+    module's docstring) raises AdbTimeoutError. What was written before a failure stays
     in `sink` (the caller owns it).
     """
+    rate = min_rate_of(min_rate, rate_grace)
     with session_for(target, timeout) as session:
         total = None
-        if progress is not None:
+        if progress is not None or rate is not None:
             reply = stat_reply(session, remote, follow=True)
             total = None if reply.error else reply.stat.size
         ledger = Ledger("pull", total, progress)
-        return receive(session, remote, _stream_writer(sink), ledger, size=total)
+        return receive(session, remote, _stream_writer(sink), ledger, size=total, rate=rate)
 
 
 def pull(
@@ -60,35 +125,52 @@ def pull(
     preserve: bool = False,
     progress: ProgressCallback | None = None,
     timeout: float | None = None,
+    min_rate: float | None = None,
+    rate_grace: float = DEFAULT_RATE_GRACE,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+    max_depth: int = DEFAULT_MAX_DEPTH,
+    on_entries: EntriesCallback | None = None,
 ) -> TransferResult:
     """Copy device files and directory trees here, with adb's destination rules.
 
     Mistakes found before anything moves raise (a missing remote source: SyncFailError;
     a bad local destination: UsageError). Failures of single files are collected in the
-    result; only a lost connection raises mid-way. `preserve` keeps mtime and mode (-a).
+    result; only a lost connection or a timeout (idle, or under `min_rate`) raises
+    mid-way. `preserve` keeps mtime and the permission bits (-a; never setuid, setgid or
+    sticky). Trees are walked while they are pulled: more than `max_entries` entries in
+    all ends the pull (a failure in the result), a directory deeper than `max_depth` is
+    a failure of its own; `on_entries(count)` follows the walk.
     """
     names = [sources] if isinstance(sources, str) else list(sources)
     if not names:
         raise UsageError("pull needs at least one remote source")
+    limits = WalkLimits(max_entries, max_depth)
+    rate = min_rate_of(min_rate, rate_grace)
     destination = os.fspath(local)
     with session_for(target, timeout) as session:
         ledger = Ledger("pull", None, progress)
-        jobs = plan_pull(session, names, destination, ledger)
-        ledger.total = sum(job.stat.size for job in jobs if not job.is_dir)
-        for job in jobs:
-            try:
-                if job.is_dir:
-                    _make_local_dir(job.local)
-                else:
-                    size = pull_to_path(session, job, ledger, preserve=preserve)
-                    ledger.transferred(job.root, job.remote, job.local, size)
-            except (SyncFailError, UsageError, StreamEnded) as exc:
-                ledger.failed(job.root, job.remote, job.local, exc)
+        plan = plan_pull(session, names, destination, ledger, limits=limits, on_entries=on_entries)
+        for batch in plan.batches():
+            for job in batch:
+                try:
+                    if job.is_dir:
+                        _make_local_dir(job.local)
+                    else:
+                        size = pull_to_path(session, job, ledger, preserve=preserve, rate=rate)
+                        ledger.transferred(job.root, job.remote, job.local, size)
+                except (SyncFailError, UsageError, StreamEnded) as exc:
+                    ledger.failed(job.root, job.remote, job.local, exc)
         return ledger.finish()
 
 
 def receive(
-    session: SyncSession, remote: str, write: Writer, ledger: Ledger, *, size: int | None
+    session: SyncSession,
+    remote: str,
+    write: Writer,
+    ledger: Ledger,
+    *,
+    size: int | None,
+    rate: MinRate | None = None,
 ) -> int:
     """RECV one file (of `size` bytes, if known) into `write`; errors say how far it got."""
     if session.sendrecv_v2:
@@ -97,10 +179,16 @@ def receive(
         request = codec.encode_request(codec.RECV, remote)
     what = f"pull of '{remote}'"
     moved = 0
+    pace = None if rate is None else _Pace(rate, remote, size)
+    limit = None
     try:
         session.send(request, what)
         while True:
-            event = session.next_event(Expect.DATA, what)
+            if pace is not None:
+                limit = pace.deadline(moved)
+                if limit.expired():  # data keeps coming, too slowly
+                    raise limit.error()
+            event = session.next_event(Expect.DATA, what, limit=limit)
             if isinstance(event, DataChunk):
                 write(event.data)
                 moved += len(event.data)
@@ -125,16 +213,23 @@ def receive(
         raise
 
 
-def pull_to_path(session: SyncSession, job: PullJob, ledger: Ledger, *, preserve: bool) -> int:
+def pull_to_path(
+    session: SyncSession,
+    job: PullJob,
+    ledger: Ledger,
+    *,
+    preserve: bool,
+    rate: MinRate | None = None,
+) -> int:
     """RECV into a temporary file beside `job.local`, renamed over it only when complete."""
     descriptor, temp = _create_temp(job.local)
     try:
         with open(descriptor, "wb", buffering=0) as file:
             writer = _file_writer(file, job.local)
-            size = receive(session, job.remote, writer, ledger, size=job.stat.size)
+            size = receive(session, job.remote, writer, ledger, size=job.stat.size, rate=rate)
         if preserve:
             os.utime(temp, (job.stat.mtime, job.stat.mtime))
-            os.chmod(temp, stat_module.S_IMODE(job.stat.mode) & ~_umask())
+            os.chmod(temp, job.stat.mode & PERMISSION_BITS & ~_umask())
         os.replace(temp, job.local)
     except BaseException as exc:
         _remove_quietly(temp)
@@ -148,16 +243,39 @@ def _create_temp(final: str) -> tuple[int, str]:
     directory, name = os.path.split(final)
     if not name:
         raise UsageError(f"cannot create '{final}': it names a directory")
+    longest = _name_max(directory)
+    if len(os.fsencode(name)) > longest:
+        raise UsageError(
+            f"cannot create '{final}': File name too long (this file system allows "
+            f"{longest} bytes per name)"
+        )
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     flags |= getattr(os, "O_CLOEXEC", 0)
+    short = _shortened(name, longest - len(TEMP_SUFFIX) - 10)  # "." NAME "." 8 hex digits
     while True:
-        temp = os.path.join(directory, f".{name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        temp = os.path.join(directory, f".{short}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
         try:
             return os.open(temp, flags, 0o644), temp
         except FileExistsError:
             continue
         except OSError as exc:
             raise UsageError(f"cannot create '{final}': {exc.strerror or exc}") from exc
+
+
+def _name_max(directory: str) -> int:
+    """The longest file name `directory`'s file system takes, in bytes (255 if unknown)."""
+    try:
+        return os.pathconf(directory or ".", "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):
+        return NAME_MAX
+
+
+def _shortened(name: str, room: int) -> str:
+    """`name` cut to at most `room` bytes, so that a file whose own name fits also gets a
+    temporary name that fits."""
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return name
 
 
 def _make_local_dir(path: str) -> None:

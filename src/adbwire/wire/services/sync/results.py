@@ -141,6 +141,12 @@ class Ledger:
         self.result.skipped.append(FileSkipped(source, destination, reason, expected))
         self._close(root).skipped += 1
 
+    def set_total(self, total: int) -> None:
+        """The total became known (a pull's trees are walked while files move)."""
+        self.total = total
+        if self._progress is not None:
+            self._progress(self.done, total)
+
     def advance(self, size: int) -> None:
         self.done += size
         if self._progress is not None:

@@ -81,8 +81,11 @@ class SyncSession:
             self.discard()  # a request cut short would confuse the next one
             raise
 
-    def next_event(self, expect: Expect, what: str = "sync") -> SyncEvent:
-        """The next reply, waiting at most the idle timeout for each piece of it.
+    def next_event(
+        self, expect: Expect, what: str = "sync", *, limit: Deadline | None = None
+    ) -> SyncEvent:
+        """The next reply, waiting at most the idle timeout for each piece of it (and never
+        past `limit`, an overall deadline of the caller's, when one is given).
 
         Any failure (timeout, broken reply, closed stream) discards the stream, since a
         late or partial reply would otherwise be taken for the answer to the next request.
@@ -93,7 +96,10 @@ class SyncSession:
                 event = self._parser.next_event(expect)
                 if not isinstance(event, NeedData):
                     return event
-                data = stream.read_view(None, self.deadline(what))
+                wait = self.deadline(what)
+                if limit is not None and sooner(limit, wait):
+                    wait = limit
+                data = stream.read_view(None, wait)
                 if not data:
                     raise StreamEnded(f"the device closed the sync stream during {what}")
                 self._parser.feed(data)
@@ -137,6 +143,15 @@ class SyncSession:
     def unexpected(self, event: SyncEvent, what: str) -> RemoteProtocolError:
         self.discard()
         return RemoteProtocolError(f"sync: unexpected {type(event).__name__} during {what}")
+
+
+def sooner(first: Deadline, second: Deadline) -> bool:
+    """True when `first` expires before `second` (no deadline is the latest of all)."""
+    left = first.remaining()
+    if left is None:
+        return False
+    other = second.remaining()
+    return other is None or left < other
 
 
 @contextmanager
