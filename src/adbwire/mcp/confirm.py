@@ -9,8 +9,11 @@ Two protocol eras ask differently:
   to this tool and these arguments; we add the resolved device and the time it was asked,
   so an answer counts only for the exact question shown, and only within the timeout.
 
-No answer, a decline, a cancel, a client without elicitation, a broken answer or a timeout
-all mean no, unless the operator started the server with ``--allow-destructive``.
+Consent is the JSON boolean ``true`` in the ``confirm`` field, with no other field: ``"yes"``,
+``1``, ``"true"`` or extra keys are a decline (the SDK's typed elicitation would coerce them,
+so the answer is read raw, in both eras). No answer, a decline, a cancel, a client without
+elicitation, any other answer or a timeout all mean no, unless the operator started the
+server with ``--allow-destructive``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -32,11 +36,16 @@ from mcp_types import (
     InputRequiredResult,
 )
 from mcp_types.version import is_version_at_least
-from pydantic import BaseModel, Field
 
 log = logging.getLogger(__name__)
 
 ANSWER_KEY = "adbwire_confirm"
+CONFIRM_FIELD = "confirm"
+REQUESTED_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {CONFIRM_FIELD: {"type": "boolean", "description": "true to run it"}},
+    "required": [CONFIRM_FIELD],
+}
 _STATE_VERSION = 1
 
 
@@ -55,10 +64,6 @@ class Decision(str, Enum):
         return self in (Decision.APPROVED, Decision.PREAPPROVED, Decision.NOT_NEEDED)
 
 
-class ConfirmAnswer(BaseModel):
-    confirm: bool = Field(description="true to run this operation on the device")
-
-
 @dataclass(frozen=True)
 class Question:
     tool: str
@@ -68,9 +73,9 @@ class Question:
     arguments: dict[str, Any]
 
     def message(self) -> str:
+        # All of it, however long: consent covers only what the user was shown. Each tool's
+        # input model bounds its arguments, so the question stays bounded too.
         arguments = json.dumps(self.arguments, ensure_ascii=False, sort_keys=True)
-        if len(arguments) > 600:
-            arguments = arguments[:600] + "..."
         return (
             f"An agent asks to run a DESTRUCTIVE operation on device {self.device or '-'}:\n"
             f"  {self.operation}\n"
@@ -116,14 +121,29 @@ async def ask(
         return Decision.UNSUPPORTED
     with anyio.move_on_after(timeout):
         try:
-            outcome = await ctx.elicit(question.message(), ConfirmAnswer)
-        except Exception as exc:  # no back channel, client error, malformed answer: all "no"
+            answer = await ctx.request_context.session.elicit_form(
+                question.message(), REQUESTED_SCHEMA, related_request_id=ctx.request_id
+            )
+        except Exception as exc:  # no back channel, client error: "no"
             log.info("confirmation for %s failed: %r", question.tool, exc)
             return Decision.UNSUPPORTED
-        if outcome.action == "accept":
-            return Decision.APPROVED if outcome.data.confirm else Decision.DECLINED
-        return Decision.DECLINED if outcome.action == "decline" else Decision.CANCELLED
+        return _decision(answer)
     return Decision.TIMEOUT
+
+
+def consented(content: Mapping[str, Any] | None) -> bool:
+    """Only ``{"confirm": true}``: the boolean itself (not 1, "yes" or "true"), alone."""
+    return (
+        content is not None and list(content) == [CONFIRM_FIELD] and content[CONFIRM_FIELD] is True
+    )
+
+
+def _decision(answer: ElicitResult) -> Decision:
+    if answer.action == "decline":
+        return Decision.DECLINED
+    if answer.action != "accept":
+        return Decision.CANCELLED
+    return Decision.APPROVED if consented(answer.content) else Decision.DECLINED
 
 
 def _answer_from_retry(ctx: Context[Any, Any], question: Question, timeout: float) -> Decision:
@@ -138,26 +158,13 @@ def _answer_from_retry(ctx: Context[Any, Any], question: Question, timeout: floa
     answer = (ctx.input_responses or {}).get(ANSWER_KEY)
     if not isinstance(answer, ElicitResult):
         return Decision.NO_ANSWER
-    if answer.action == "decline":
-        return Decision.DECLINED
-    if answer.action != "accept":
-        return Decision.CANCELLED
-    try:
-        confirmed = ConfirmAnswer.model_validate(answer.content or {}).confirm
-    except ValueError:
-        return Decision.DECLINED
-    return Decision.APPROVED if confirmed else Decision.DECLINED
+    return _decision(answer)
 
 
 def _input_required(question: Question) -> InputRequiredResult:
     request = ElicitRequest(
         params=ElicitRequestFormParams(
-            message=question.message(),
-            requested_schema={
-                "type": "object",
-                "properties": {"confirm": {"type": "boolean", "description": "true to run it"}},
-                "required": ["confirm"],
-            },
+            message=question.message(), requested_schema=REQUESTED_SCHEMA
         )
     )
     state = json.dumps({"v": _STATE_VERSION, "q": question.digest(), "t": time.time()})
