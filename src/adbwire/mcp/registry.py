@@ -55,8 +55,9 @@ class ToolSpec:
     """Targets one device (input has `serial`); resolved and checked before the handler runs."""
     describe: Callable[[Any], str] | None = None
     """Destructive tools: the operation in words, shown in the confirmation question."""
-    precheck: Callable[[Any], None] | None = None
-    """Pure refusals checked before asking (catastrophic commands, control properties)."""
+    precheck: Callable[[Any], str | None] | None = None
+    """Pure refusals checked before asking (catastrophic commands, control properties); it
+    may answer why this call must be asked every time, even under --allow-destructive."""
     secret_args: tuple[str, ...] = ()
     """Arguments the audit log must not keep (typed text may be a password)."""
 
@@ -83,7 +84,7 @@ def tool(
     long_running: bool = False,
     needs_device: bool = True,
     describe: Callable[[Any], str] | None = None,
-    precheck: Callable[[Any], None] | None = None,
+    precheck: Callable[[Any], str | None] | None = None,
     secret_args: tuple[str, ...] = (),
 ) -> Callable[[Handler], ToolSpec]:
     """Declare a tool; its description is the handler's docstring (keep it short)."""

@@ -4,8 +4,9 @@
 2. refuse host-file tools when no local root is set;
 3. resolve the target device (explicit serial, the session's default, or the only one) and
    apply the device policy (allow-list, emulators only);
-4. for destructive tools: run the pure refusals, then ask the user; anything but a yes
-   ends the call here, so the handler of a destructive tool never runs unconfirmed;
+4. for destructive tools: run the pure refusals, then ask the user (--allow-destructive
+   answers for them, unless the precheck says this call must be asked every time);
+   anything but a yes ends the call here, so the handler never runs unconfirmed;
 5. run the handler; map errors to codes; log bugs with their traceback to stderr and
    return ``internal_error`` without internals; write the audit line.
 """
@@ -216,23 +217,30 @@ async def _run(call: ToolCall, spec: ToolSpec, raw: dict[str, Any]) -> ToolOutpu
     if spec.needs_device:
         await call.connect(await call.target(getattr(args, "serial", None)))
     if spec.risk is Risk.DESTRUCTIVE:
-        if spec.precheck is not None:
-            spec.precheck(args)
-        await _confirm(call, spec, args)
+        ask_anyway = spec.precheck(args) if spec.precheck is not None else None
+        await _confirm(call, spec, args, ask_anyway)
     return await spec.handler(call, args)
 
 
-async def _confirm(call: ToolCall, spec: ToolSpec, args: BaseModel) -> None:
+async def _confirm(
+    call: ToolCall, spec: ToolSpec, args: BaseModel, ask_anyway: str | None = None
+) -> None:
+    """Ask the user; `ask_anyway` (why) makes --allow-destructive's standing consent not
+    count for this call."""
     assert spec.describe is not None
+    operation = spec.describe(args)
+    if ask_anyway is not None:
+        operation += f"\nAsked every time, whatever the server's settings: {ask_anyway}"
     question = confirm.Question(
         tool=spec.name,
         device=call.serial,
-        operation=spec.describe(args),
+        operation=operation,
         arguments=args.model_dump(mode="json", exclude_none=True),
     )
     policy = call.app.policy
+    preapproved = policy.allow_destructive and ask_anyway is None
     call.decision = await confirm.ask(
-        call.ctx, question, timeout=policy.confirm_timeout, preapproved=policy.allow_destructive
+        call.ctx, question, timeout=policy.confirm_timeout, preapproved=preapproved
     )
     if not call.decision.allows:
         raise ToolFailure(

@@ -1,108 +1,258 @@
-"""Commands refused before the user is even asked: a guard rail, not a sandbox.
+"""run_shell's guard rail: three verdicts for a command line, read from its syntax tree.
 
-A tired person approving a confirmation should never be one click away from wiping a
-device. These few shapes are refused outright: recursive deletion of the root or of a whole
-top-level area, formatting, raw writes to block devices, factory reset. Everything else
-run_shell runs only after the user confirms.
+A guard rail, not a sandbox. The command line is parsed as the device's shell (mksh) parses
+it (`adbwire.shell_syntax`), and every command it would run is looked at, through lists,
+pipelines, subshells, `if`/loops, wrappers (`busybox`, `env`, `su 0`, `nohup`, ...), `sh -c`
+strings and command substitutions, with the directory each `cd` leaves the shell in.
+
+* **refuse**: catastrophic for sure, never run: recursive deletion or moving away of a
+  protected path (`shell_paths.PROTECTED`), formatting and partitioning, raw writes to
+  storage device nodes, factory reset, `sm format`, `vdc volume format`.
+* **ask every time**: the guard cannot know what would happen: an operand of a destructive
+  command only known when the line runs (a variable, `$(…)`, a glob that may match a
+  protected path, `..` through symlinks), a command name that is not plain text, `sh -c`,
+  `su -c`, `eval`, a shell reading commands from a pipe or a file, `find -exec/-delete`,
+  `xargs`, and a line the guard cannot parse. The user must confirm this very call, even
+  when the operator's `--allow-destructive` would otherwise answer for them.
+* **ordinary**: everything else, confirmed as the policy says.
 """
 
 from __future__ import annotations
 
-import posixpath
-import re
-import shlex
+from dataclasses import dataclass
+from enum import IntEnum
 
 from adbwire.device.errors import RefusedError
-
-CRITICAL_PATHS = frozenset(
-    {
-        "/",
-        "/data",
-        "/data/data",
-        "/data/media",
-        "/data/user",
-        "/system",
-        "/vendor",
-        "/product",
-        "/sdcard",
-        "/storage",
-        "/storage/emulated",
-        "/storage/emulated/0",
-        "/storage/self/primary",
-        "/mnt",
-        "/cache",
-    }
+from adbwire.mcp.shell_commands import FACTORY_RESET_MARKERS, run_words
+from adbwire.mcp.shell_paths import Cwds, Target, device_node, protected, targets
+from adbwire.mcp.shell_words import Text, read_word, show, substitutions
+from adbwire.shell_syntax import (
+    Command,
+    For,
+    Group,
+    If,
+    Lit,
+    Loop,
+    Pipeline,
+    Redirect,
+    Script,
+    ShellSyntaxError,
+    Simple,
+    Word,
+    parse,
 )
-_SEPARATORS = re.compile(r"(?:;|&&|\|\||\||&|\n|`|\$\()")
-_PATTERNS = (
-    (re.compile(r"\b(?:FACTORY_RESET|MASTER_CLEAR)\b"), "factory reset"),
-    (re.compile(r"--wipe_data\b|\bwipe\s+data\b"), "factory reset"),
-    (re.compile(r"\bof=/dev/block/"), "raw write to a block device"),
-    (re.compile(r">\s*/dev/block/"), "raw write to a block device"),
-)
-_FORMATTERS = ("mkfs", "make_ext4fs", "mke2fs", "newfs_msdos", "mkfs.f2fs", "blkdiscard", "sgdisk")
+
+MAX_NESTING = 8
+"""`sh -c`, `eval` and `$(…)` inside each other deeper than this are not followed: asked."""
+_START: Cwds = frozenset({"/"})  # `adb shell` starts in /
+_WRITE_OPS = (">", ">>", ">|", "<>")
+
+Outcome = tuple[Cwds, Cwds]
+"""Where the shell may be after a command succeeded, and after it failed."""
 
 
-def check_command(command: str) -> None:
-    """Raise RefusedError for a catastrophic command line."""
-    for pattern, what in _PATTERNS:
-        if pattern.search(command):
-            raise _refuse(what)
-    for part in _SEPARATORS.split(command):
+class Verdict(IntEnum):
+    ORDINARY = 0
+    ASK_EVERY_TIME = 1
+    REFUSE = 2
+
+
+@dataclass(frozen=True)
+class Assessment:
+    verdict: Verdict
+    reasons: tuple[str, ...]
+    """Why, for the verdict given (empty when ordinary)."""
+
+
+def assess(command: str) -> Assessment:
+    guard = Guard()
+    try:
+        guard.source(command, _START, 0)
+    except RecursionError:
+        guard.ask("the command line is nested too deeply for the guard to read")
+    return guard.assessment()
+
+
+def check_command(command: str) -> str | None:
+    """Raise RefusedError for a catastrophic command line; else why it must be asked every
+    time (None: an ordinary command line)."""
+    assessment = assess(command)
+    reasons = "; ".join(assessment.reasons)
+    if assessment.verdict is Verdict.REFUSE:
+        raise RefusedError(
+            f"refused before asking: {reasons}; run_shell never runs catastrophic commands"
+        )
+    return reasons if assessment.verdict is Verdict.ASK_EVERY_TIME else None
+
+
+def _union(first: Cwds, second: Cwds) -> Cwds:
+    return None if first is None or second is None else first | second
+
+
+class Guard:
+    """Walks a command line's syntax tree and notes what it finds."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Verdict] = {}
+
+    def refuse(self, reason: str) -> None:
+        self._found[reason] = Verdict.REFUSE
+
+    def ask(self, reason: str) -> None:
+        self._found.setdefault(reason, Verdict.ASK_EVERY_TIME)
+
+    def assessment(self) -> Assessment:
+        verdict = max(self._found.values(), default=Verdict.ORDINARY)
+        return Assessment(verdict, tuple(r for r, v in self._found.items() if v is verdict))
+
+    # ----------------------------------------------------------------- the syntax tree
+
+    def source(self, text: str, cwds: Cwds, depth: int) -> Outcome:
+        """Check a command line; where the shell may be once it ran."""
+        if depth > MAX_NESTING:
+            self.ask(f"commands nested more than {MAX_NESTING} levels deep")
+            return None, None
         try:
-            words = shlex.split(part, posix=True)
-        except ValueError:
-            words = part.split()
-        _check_words(words)
+            script = parse(text)
+        except ShellSyntaxError as exc:
+            self.ask(f"the guard cannot read the command line ({exc})")
+            return None, None
+        return self.outcome(script, cwds, depth)
+
+    def outcome(self, script: Script, cwds: Cwds, depth: int) -> Outcome:
+        """Where the shell may be after the script, by the success of its last command."""
+        outcome: Outcome = (cwds, cwds)
+        for item in script:
+            succeeded, failed = self.pipeline(item.first, _union(*outcome), depth)
+            for operator, pipeline in item.rest:
+                if operator == "&&":
+                    succeeded, also_failed = self.pipeline(pipeline, succeeded, depth)
+                    failed = _union(failed, also_failed)
+                else:
+                    also_succeeded, failed = self.pipeline(pipeline, failed, depth)
+                    succeeded = _union(succeeded, also_succeeded)
+            outcome = (succeeded, failed)
+        return outcome
+
+    def script(self, script: Script, cwds: Cwds, depth: int) -> Cwds:
+        return _union(*self.outcome(script, cwds, depth))
+
+    def pipeline(self, pipeline: Pipeline, cwds: Cwds, depth: int) -> Outcome:
+        outcome: Outcome = (cwds, cwds)
+        for command in pipeline.commands:
+            outcome = self.command(command, cwds, depth)
+        if len(pipeline.commands) > 1:  # each stage runs in a subshell
+            both = _union(cwds, _union(*outcome))
+            outcome = (both, both)
+        return (outcome[1], outcome[0]) if pipeline.negate else outcome
+
+    def command(self, command: Command, cwds: Cwds, depth: int) -> Outcome:
+        self.redirects(command.redirects, cwds, depth)
+        if isinstance(command, Simple):
+            for word in [*command.words, *(value for _, value in command.assigns)]:
+                self.inspect_word(word, cwds, depth)
+            return self.run(command.words, cwds, depth)
+        if isinstance(command, Group):
+            end = self.script(command.body, cwds, depth)
+            return (cwds, cwds) if command.subshell else (end, end)
+        if isinstance(command, If):
+            ends: Cwds = frozenset()
+            for condition, body in command.branches:
+                succeeded, cwds = self.outcome(condition, cwds, depth)
+                ends = _union(ends, self.script(body, succeeded, depth))
+            if command.orelse is not None:
+                cwds = self.script(command.orelse, cwds, depth)
+            end = _union(ends, cwds)
+            return end, end
+        if isinstance(command, For):
+            for word in command.items or ():
+                self.inspect_word(word, cwds, depth)
+            return self.loop([command.body], cwds, depth)
+        assert isinstance(command, Loop)
+        return self.loop([command.cond, command.body], cwds, depth)
+
+    def loop(self, parts: list[Script], cwds: Cwds, depth: int) -> Outcome:
+        end = cwds
+        for part in parts:
+            end = self.script(part, end, depth)
+        if end != cwds:  # a cd in the loop: each round may start somewhere else
+            end = None
+            for part in parts:
+                self.script(part, None, depth)
+        return end, end
+
+    def run(self, words: list[Word], cwds: Cwds, depth: int) -> Outcome:
+        """Check one command, name and arguments (`shell_commands`)."""
+        return run_words(self, words, cwds, depth)
+
+    def inspect_word(self, word: Word, cwds: Cwds, depth: int) -> None:
+        for source in substitutions(word):
+            self.source(source, cwds, depth + 1)
+        text = "".join(part.text for part in word.parts if isinstance(part, Lit))
+        for marker in FACTORY_RESET_MARKERS:
+            if marker in text:
+                self.refuse(f"factory reset ({marker})")
+
+    def redirects(self, redirects: list[Redirect], cwds: Cwds, depth: int) -> None:
+        for redirect in redirects:
+            self.inspect_word(redirect.target, cwds, depth)
+            target = read_word(redirect.target)
+            to_fd = target is not None and (target.text.isdigit() or target.text == "-")
+            if redirect.op in _WRITE_OPS or (redirect.op == ">&" and not to_fd):
+                self.write(redirect.target, cwds)
+
+    # ----------------------------------------------------------------- operands
+
+    def write(self, word: Word, cwds: Cwds) -> None:
+        """Something will be written to this path: refuse a raw storage device."""
+        text = read_word(word)
+        if text is None:
+            self.ask(f"writes to {show(word)}, a name only known when the line runs")
+        else:
+            self.write_text(text, cwds)
+
+    def write_text(self, text: Text, cwds: Cwds) -> None:
+        if text.globs:
+            self.ask(f"writes to {text.text}, a glob the device expands")
+            return
+        found = targets(text, cwds)
+        if found is None:
+            self.ask(f"writes to {text.text} in a directory only known when the line runs")
+            return
+        nodes = [target for target in found if device_node(target)]
+        if nodes and len(nodes) == len(found):
+            self.refuse(f"raw write to the device node {_paths(nodes)}")
+        elif nodes:
+            self.ask(f"raw write to the device node {_paths(nodes)} if a cd before it fails")
+
+    def removal(self, action: str, word: Word, cwds: Cwds) -> None:
+        """`word` will be deleted or moved away with everything below it."""
+        text = read_word(word)
+        if text is None:
+            self.ask(f"{action} {show(word)}, a path only known when the line runs")
+            return
+        found = targets(text, cwds)
+        if found is None:
+            self.ask(f"{action} {text.text} in a directory only known when the line runs")
+            return
+        sure = [target for target in found if protected(target) and not target.globs]
+        if sure and len(sure) == len(found):
+            self.refuse(f"{action} {_paths(sure)}{_written(text, sure)}")
+            return
+        for target in found:
+            if target.globs and protected(target):
+                self.ask(f"{action} {text.text}, a glob that may match a protected path")
+            elif protected(target):
+                self.ask(f"{action} {target.path} if a cd before it fails")
+            elif target.dotdot:
+                self.ask(f"{action} {text.text}: the device follows '..' through symlinks")
+            elif target.home:
+                self.ask(f"{action} {text.text}: the guard does not know the home directory")
 
 
-_WRAPPERS = frozenset(
-    {"sudo", "su", "busybox", "toybox", "exec", "nohup", "time", "env", "eval", "xargs", "command"}
-)
-_SHELLS = frozenset({"sh", "mksh", "bash", "su"})
+def _paths(found: list[Target]) -> str:
+    return " or ".join(sorted({target.path for target in found}))
 
 
-def _check_words(words: list[str]) -> None:
-    if words and words[0].rsplit("/", 1)[-1] in _SHELLS and "-c" in words:
-        check_command(" ".join(words[words.index("-c") + 1 :]))  # sh -c '...', su -c '...'
-    while words and ("=" in words[0] or words[0].rsplit("/", 1)[-1] in _WRAPPERS):
-        words = words[1:]  # skip VAR=value prefixes and wrappers (and su's user)
-        if words and (words[0].isdigit() or words[0] in ("root", "shell")):
-            words = words[1:]
-    if not words:
-        return
-    program = words[0].rsplit("/", 1)[-1]
-    if program.startswith(_FORMATTERS):
-        raise _refuse(f"formatting ({program})")
-    if program == "rm":
-        flags = "".join(w[1:] for w in words[1:] if w.startswith("-") and not w.startswith("--"))
-        recursive = "r" in flags.lower() or "--recursive" in words
-        operands = [w for w in words[1:] if not w.startswith("-")]
-        if recursive:
-            if any("$" in w for w in operands):
-                raise _refuse("recursive deletion of a path held in a variable")
-            # A relative path is read from /, where `adb shell` starts (cd / && rm -rf data).
-            critical = sorted({_normal(w) for w in operands} & CRITICAL_PATHS)
-            if critical:
-                raise _refuse("recursive deletion of " + ", ".join(critical))
-    if program == "find" and "-delete" in words:
-        roots = [w for w in words[1:] if not w.startswith(("-", "(", "!"))][:1]
-        if not roots or "$" in roots[0] or _normal(roots[0]) in CRITICAL_PATHS:
-            raise _refuse("find -delete over a whole area")
-    if program == "dd" and any(w.startswith("of=/dev/") for w in words[1:]):
-        raise _refuse("raw write to a device node")
-
-
-def _normal(path: str) -> str:
-    """/sdcard/., //data, /sdcard/*, /a/../sdcard/ all name the directory they cover."""
-    path = path.rstrip(")")
-    while path.endswith(("/*", "/.")):
-        path = path[:-2]
-    return posixpath.normpath("/" + path.lstrip("/")) if path else "/"
-
-
-def _refuse(what: str) -> RefusedError:
-    return RefusedError(
-        f"refused before asking: {what} is on the list of catastrophic commands "
-        "run_shell never runs"
-    )
+def _written(text: Text, found: list[Target]) -> str:
+    return "" if {text.text} == {target.path for target in found} else f" (as {text.text!r})"

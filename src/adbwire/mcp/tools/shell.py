@@ -1,4 +1,5 @@
-"""The escape hatch: run a shell command line (destructive: always confirmed)."""
+"""The escape hatch: run a shell command line (destructive: always confirmed; the guard in
+mcp/shell_guard.py refuses catastrophic lines and asks for unknowable ones every time)."""
 
 from __future__ import annotations
 
@@ -47,8 +48,9 @@ def _describe(args: RunShellArgs) -> str:
     return f"run on the device shell: {args.command}\nReason given: {args.reason}"
 
 
-def _precheck(args: RunShellArgs) -> None:
-    check_command(args.command)
+def _precheck(args: RunShellArgs) -> str | None:
+    """Refuse a catastrophic command line; say why an unknowable one is asked every time."""
+    return check_command(args.command)
 
 
 @tool(
@@ -64,7 +66,8 @@ def _precheck(args: RunShellArgs) -> None:
 )
 async def run_shell(call: ToolCall, args: RunShellArgs) -> ToolOutput:
     """Run a device shell command line; asks the user. Prefer typed tools; catastrophic
-    commands are refused. Output is paged."""
+    commands are refused, and ones whose effect is unknowable (sh -c, eval, globs or
+    variables in rm's paths) are asked every time. Output is paged."""
     result = await call.run(
         commands.run_capped,
         call.client,

@@ -1,0 +1,143 @@
+"""What the run_shell guard can know about one shell word before the device's shell runs it.
+
+A word whose value depends on the run (a variable, `$(…)`, backticks, `$((…))`, a brace
+expansion, `~user`) is *unknowable*: `read_word` answers None. Otherwise the word is text,
+and each character remembers whether it was quoted, because only unquoted `*?[` glob.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from adbwire.shell_syntax import Arith, CmdSub, Lit, Param, ShellSyntaxError, Word, tokenize
+
+GLOB_CHARS = "*?["
+DEVICE_NAMES = Word((Param("<names the device supplies>", quoted=True),))
+"""Stands for the words find -exec and xargs add to a command: unknowable."""
+
+
+@dataclass(frozen=True)
+class Component:
+    """One path component: its text, and the fnmatch pattern when it globs."""
+
+    text: str
+    pattern: str | None = None
+
+
+@dataclass(frozen=True)
+class Text:
+    """A word the guard can read: its characters, each marked True when unquoted."""
+
+    chars: tuple[tuple[str, bool], ...]
+
+    @property
+    def text(self) -> str:
+        return "".join(ch for ch, _ in self.chars)
+
+    @property
+    def globs(self) -> bool:
+        return any(bare and ch in GLOB_CHARS for ch, bare in self.chars)
+
+    @property
+    def tilde(self) -> bool:
+        """`~` or `~/…` unquoted: the home directory."""
+        return bool(self.chars) and self.chars[0] == ("~", True)
+
+    def components(self) -> list[Component]:
+        """The word split at `/` (quoted or not); empty components are kept."""
+        found: list[Component] = []
+        current: list[tuple[str, bool]] = []
+        for ch, bare in (*self.chars, ("/", False)):
+            if ch == "/":
+                found.append(_component(current))
+                current = []
+            else:
+                current.append((ch, bare))
+        return found
+
+
+def _component(chars: list[tuple[str, bool]]) -> Component:
+    text = "".join(ch for ch, _ in chars)
+    if not any(bare and ch in GLOB_CHARS for ch, bare in chars):
+        return Component(text)
+    # Quoted glob characters are literal: fnmatch reads "[*]" as a plain "*".
+    pattern = "".join(ch if bare or ch not in "*?[" else f"[{ch}]" for ch, bare in chars)
+    return Component(text, pattern)
+
+
+def read_word(word: Word) -> Text | None:
+    """The word as text, or None when only the run can tell its value."""
+    chars: list[tuple[str, bool]] = []
+    for part in word.parts:
+        if not isinstance(part, Lit):
+            return None
+        chars.extend((ch, not part.quoted) for ch in part.text)
+    text = Text(tuple(chars))
+    if _brace_expansion(text.chars):
+        return None
+    if text.tilde and text.text != "~" and not text.text.startswith("~/"):
+        return None  # ~user: another user's home
+    return text
+
+
+def _brace_expansion(chars: tuple[tuple[str, bool], ...]) -> bool:
+    """An unquoted `{…,…}`: mksh expands it into several words."""
+    opened = comma = False
+    for ch, bare in chars:
+        if not bare:
+            continue
+        if ch == "{":
+            opened, comma = True, False
+        elif ch == "," and opened:
+            comma = True
+        elif ch == "}" and comma:
+            return True
+    return False
+
+
+def literal(word: Word) -> str | None:
+    """The word's text when it is knowable and does not glob (a command name, an option)."""
+    text = read_word(word)
+    return None if text is None or text.globs else text.text
+
+
+def show(word: Word) -> str:
+    """The word roughly as written, for messages."""
+    out: list[str] = []
+    for part in word.parts:
+        if isinstance(part, Lit):
+            out.append(part.text)
+        elif isinstance(part, Param):
+            out.append(part.name if part.name.startswith("<") else "${" + part.name + "}")
+        elif isinstance(part, CmdSub):
+            out.append(f"$({part.source})")
+        else:
+            out.append("$((…))")
+    return "".join(out)
+
+
+def substitutions(word: Word) -> Iterator[str]:
+    """The source of every command substitution inside the word, however nested."""
+    yield from _in_parts(word.parts)
+
+
+def _in_parts(parts: tuple[Lit | Param | CmdSub | Arith, ...]) -> Iterator[str]:
+    for part in parts:
+        if isinstance(part, CmdSub):
+            yield part.source
+        elif isinstance(part, Arith):
+            yield from _in_parts(part.parts)
+        elif (
+            isinstance(part, Param)
+            and part.default
+            and ("$" in part.default or "`" in part.default)
+        ):
+            try:
+                tokens = tokenize(part.default)
+            except ShellSyntaxError:
+                yield part.default  # the guard then reports it as unreadable
+                continue
+            for token in tokens:
+                if isinstance(token, Word):
+                    yield from _in_parts(token.parts)
