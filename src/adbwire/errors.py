@@ -27,6 +27,7 @@ Every error says whose fault it is and what to do next::
     ├── DeviceCommandError          a command ran on the device and failed
     │   ├── CommandFailedError      a shell command exited non-zero (carries the exit code)
     │   └── SyncFailError           the file-sync service answered FAIL (names the path)
+    ├── OutputTooLargeError         the device sent more than a read's byte cap; reading stopped
     ├── OperationCancelledError     the caller cancelled; the operation's streams were closed
     └── AdbTimeoutError             an operation's deadline passed (also a TimeoutError)
 
@@ -213,6 +214,31 @@ class SyncFailError(DeviceCommandError):
         self.device_message = message
 
 
+class OutputTooLargeError(AdbwireError):
+    """The device sent more output than the caller's cap; the stream was closed unread.
+
+    `what` names the read (a command line, a listing), `limit` is the cap in bytes.
+    """
+
+    fault = Fault.DEVICE
+
+    def __init__(self, what: str, limit: int) -> None:
+        super().__init__(
+            f"{what}: the device sent more than {describe_size(limit)} ({limit} bytes), the "
+            "cap for this read; the rest was not read"
+        )
+        self.what = what
+        self.limit = limit
+
+
+def describe_size(size: int) -> str:
+    """`size` bytes in the largest binary unit that divides it (4 MiB, 64 KiB, 100 bytes)."""
+    for unit, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit} {name}"
+    return f"{size} bytes"
+
+
 class OperationCancelledError(AdbwireError):
     """The caller cancelled an operation; the device streams it used were closed."""
 
@@ -223,6 +249,7 @@ class AdbTimeoutError(AdbwireError, TimeoutError):
     """An operation did not finish within its deadline."""
 
     retryable = True
+
 
 class PairingError(AdbwireError):
     """Pairing with a device for wireless debugging did not complete (docs/wireless.md).

@@ -183,7 +183,7 @@ def type_text(client: AdbClient, text: str, *, chunk_chars: int = CHUNK_CHARS) -
 
 def _run_line(client: AdbClient, line: list[str]) -> None:
     command_line = " && ".join(line)
-    result = client.shell(command_line, timeout=INPUT_TIMEOUT * len(line))
+    result = commands.run_line(client, command_line, timeout=INPUT_TIMEOUT * len(line))
     if result.exit_code != 0:
         said = commands.decode(result.stderr or result.stdout).strip()
         raise CommandFailedError("input text", result.exit_code or 1, said[-300:])

@@ -107,26 +107,55 @@ class AdbClient:
     # ----------------------------------------------------------- shell and exec
 
     def shell(
-        self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
+        self,
+        command: str,
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        max_output: int | None = None,
     ) -> ShellResult:
-        """Run a shell command line as the device's shell parses it (like `adb shell CMD`)."""
-        return shell_service.run(self.connection, command, stdin=stdin, timeout=timeout)
+        """Run a shell command line as the device's shell parses it (like `adb shell CMD`).
+
+        `max_output` caps stdout + stderr in bytes: past it the command is stopped and
+        OutputTooLargeError raised (None, the default, reads everything).
+        """
+        return shell_service.run(
+            self.connection, command, stdin=stdin, timeout=timeout, max_output=max_output
+        )
 
     def shell_argv(
-        self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float | None = None
+        self,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        max_output: int | None = None,
     ) -> ShellResult:
         """Run a program with each argument quoted: no argument can start a second command."""
-        return self.shell(shell_quote.join(argv), stdin=stdin, timeout=timeout)
+        return self.shell(
+            shell_quote.join(argv), stdin=stdin, timeout=timeout, max_output=max_output
+        )
 
     def start_shell(
-        self, command: str, *, pty: bool = False, timeout: float | None = None
+        self,
+        command: str,
+        *,
+        pty: bool = False,
+        timeout: float | None = None,
+        max_output: int | None = None,
     ) -> ShellProcess:
         """Start a command and stream its output (close the process to stop it)."""
-        return ShellProcess(self.connection, command, pty=pty, timeout=timeout)
+        return ShellProcess(
+            self.connection, command, pty=pty, timeout=timeout, max_output=max_output
+        )
 
-    def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
-        """Binary-safe stdout of a command (e.g. `screencap -p`)."""
-        return exec_service.exec_out(self.connection, command, timeout=timeout)
+    def exec_out(
+        self, command: str, *, timeout: float | None = None, max_output: int | None = None
+    ) -> bytes:
+        """Binary-safe stdout of a command (e.g. `screencap -p`); `max_output` as in shell."""
+        return exec_service.exec_out(
+            self.connection, command, timeout=timeout, max_output=max_output
+        )
 
     def open_stream(self, service: str, *, timeout: float | None = None) -> Stream:
         return self.connection.open_stream(service, timeout)
@@ -136,8 +165,11 @@ class AdbClient:
     def stat(self, path: str, *, follow: bool = True, timeout: float | None = None) -> RemoteStat:
         return sync.stat(self.connection, path, follow=follow, timeout=timeout)
 
-    def list_dir(self, path: str, *, timeout: float | None = None) -> list[DirEntry]:
-        return sync.list_dir(self.connection, path, timeout=timeout)
+    def list_dir(
+        self, path: str, *, timeout: float | None = None, max_output: int | None = None
+    ) -> list[DirEntry]:
+        """Entries of a directory; `max_output` caps the listing's bytes as in shell."""
+        return sync.list_dir(self.connection, path, timeout=timeout, max_output=max_output)
 
     def push(
         self,

@@ -127,7 +127,7 @@ def _flags(compressed: bool) -> list[str]:
 
 def _run(client: AdbClient, command_line: str, timeout: float) -> tuple[str | None, str]:
     """The XML the command printed (None when none and no known error), and its other words."""
-    result = client.shell(command_line, timeout=timeout)
+    result = commands.run_line(client, command_line, timeout=timeout)
     out, err = commands.decode(result.stdout), commands.decode(result.stderr)
     if "</hierarchy>" in out:
         return out, ""

@@ -55,7 +55,7 @@ def keyboard_shown(client: AdbClient) -> bool | None:
 def focused_window(client: AdbClient) -> WindowFocus | None:
     """The focused window and app, or None when ``dumpsys window`` cannot be read."""
     try:
-        result = client.shell(_FOCUS_LINES, timeout=DEFAULT_TIMEOUT)
+        result = commands.run_line(client, _FOCUS_LINES, timeout=DEFAULT_TIMEOUT)
     except AdbwireError:
         return None
     focus = parse_window_focus(commands.decode(result.stdout))

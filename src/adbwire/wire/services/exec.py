@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from adbwire.errors import OutputTooLargeError, UsageError
 from adbwire.wire.connection import Connection
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Deadline
@@ -18,13 +19,34 @@ def open_exec(connection: Connection, command: str, timeout: float | None = None
     return connection.open_stream(f"exec:{command}", timeout)
 
 
-def exec_out(connection: Connection, command: str, *, timeout: float | None = None) -> bytes:
-    """Run `command` and return everything it wrote to stdout."""
+def exec_out(
+    connection: Connection,
+    command: str,
+    *,
+    timeout: float | None = None,
+    max_output: int | None = None,
+) -> bytes:
+    """Run `command` and return everything it wrote to stdout.
+
+    Past `max_output` bytes (None: no cap) the stream is closed, which ends the command,
+    and OutputTooLargeError is raised; the rest is never read.
+    """
+    if max_output is not None and max_output <= 0:
+        raise UsageError("max_output must be a positive number of bytes")
     deadline = Deadline(
         connection.timeouts.operation if timeout is None else timeout, f"exec {command!r}"
     )
     with open_exec(connection, command, deadline.remaining()) as stream:
-        return stream.read_all(deadline)
+        if max_output is None:
+            return stream.read_all(deadline)
+        parts: list[bytes] = []
+        received = 0
+        while chunk := stream.read(None, deadline):
+            received += len(chunk)
+            if received > max_output:
+                raise OutputTooLargeError(f"exec {command[:200]!r}", max_output)
+            parts.append(chunk)
+        return b"".join(parts)
 
 
 def exec_chunks(

@@ -14,6 +14,7 @@ from adbwire.errors import (
     CommandFailedError,
     DisconnectedError,
     OperationCancelledError,
+    OutputTooLargeError,
     RemoteProtocolError,
     UsageError,
 )
@@ -67,8 +68,18 @@ class ShellProcess:
         *,
         pty: bool = False,
         timeout: float | None = None,
+        max_output: int | None = None,
     ) -> None:
+        if max_output is not None and max_output <= 0:
+            raise UsageError("max_output must be a positive number of bytes")
         self.command = command
+        self.max_output = max_output
+        """Cap on stdout + stderr bytes (None: no cap); `output` raises past it."""
+        self.received = 0
+        """Output bytes taken so far (stdout and stderr)."""
+        self.over_cap = False
+        """The device sent more than `max_output`: what fitted was emitted, then `output`
+        raised OutputTooLargeError."""
         self.v2 = "shell_v2" in connection.features
         self.exit_code: int | None = None
         self._decoder = ShellPacketDecoder()
@@ -116,30 +127,62 @@ class ShellProcess:
         self._stream.write(encode(ShellPacketId.WINDOW_SIZE_CHANGE, size), deadline)
 
     def output(self, deadline: Deadline | None = None) -> Iterator[tuple[Channel, bytes]]:
-        """Output as it arrives, until the command exits (then `exit_code` is set)."""
+        """Output as it arrives, until the command exits (then `exit_code` is set).
+
+        Past `max_output` bytes (stdout and stderr together, counting a packet still being
+        received) it emits the bytes up to the cap, then raises OutputTooLargeError instead of
+        reading more; closing the process then ends the command.
+        """
         while self.exit_code is None:
             data = self._stream.read(None, deadline)
             if not data:
                 break
-            if self.v2:
-                for packet_id, payload in self._decoder.feed(data):
-                    if packet_id is ShellPacketId.STDOUT:
-                        yield Channel.STDOUT, payload
-                    elif packet_id is ShellPacketId.STDERR:
-                        yield Channel.STDERR, payload
-                    elif packet_id is ShellPacketId.EXIT:
-                        # adb reads a missing status as a failure, never as success.
-                        self.exit_code = payload[0] if payload else 255
-            else:
-                emit = self._split_v1(data)
-                if emit:
-                    yield Channel.STDOUT, emit
+            yield from self._decode(data)
+            if self.over_cap:
+                raise self._too_large()
         if not self.v2:
             self._finish_v1()
+            if self.max_output is not None and self.received + len(self._tail) > self.max_output:
+                raise self._too_large()
         elif self.exit_code is None:
             raise RemoteProtocolError(
                 f"{self.command!r}: the device closed the shell without an exit code"
             )
+
+    def _decode(self, data: bytes) -> list[tuple[Channel, bytes]]:
+        out: list[tuple[Channel, bytes]] = []
+        if self.v2:
+            for packet_id, payload in self._decoder.feed(data):
+                if packet_id is ShellPacketId.STDOUT:
+                    out.append((Channel.STDOUT, payload))
+                elif packet_id is ShellPacketId.STDERR:
+                    out.append((Channel.STDERR, payload))
+                elif packet_id is ShellPacketId.EXIT:
+                    # adb reads a missing status as a failure, never as success.
+                    self.exit_code = payload[0] if payload else 255
+        else:
+            emit = self._split_v1(data)
+            if emit:
+                out.append((Channel.STDOUT, emit))
+        if self.max_output is None:
+            self.received += sum(len(payload) for _, payload in out)
+            return out
+        kept: list[tuple[Channel, bytes]] = []
+        for channel, payload in out:
+            room = self.max_output - self.received
+            if len(payload) > room:
+                self.over_cap = True
+            fitting = payload[:room]
+            if fitting:
+                kept.append((channel, fitting))
+            self.received += len(fitting)
+        if self.v2 and self.received + self._decoder.pending > self.max_output:
+            self.over_cap = True  # a packet still arriving is already past the cap
+        return kept
+
+    def _too_large(self) -> OutputTooLargeError:
+        assert self.max_output is not None
+        return OutputTooLargeError(f"shell {self.command[:200]!r}", self.max_output)
 
     def close(self) -> None:
         self._stream.close()
@@ -184,11 +227,16 @@ def run(
     *,
     stdin: bytes | None = None,
     timeout: float | None = None,
+    max_output: int | None = None,
 ) -> ShellResult:
     """Run `command` to completion and return its output and exit code.
 
     Input is written from a helper thread while the output is read, so a command that
     answers as it reads (`cat`) never deadlocks against a large input.
+
+    `max_output` caps stdout and stderr together (bytes, None for no cap): once the device
+    has sent more, the stream is closed (which ends the command), nothing more is read and
+    OutputTooLargeError is raised.
     """
     deadline = Deadline(
         connection.timeouts.operation if timeout is None else timeout, f"shell {command!r}"
@@ -197,7 +245,9 @@ def run(
         raise UsageError("stdin needs a device with the shell_v2 feature (Android 7+)")
     stdout: list[bytes] = []
     stderr: list[bytes] = []
-    with ShellProcess(connection, command, timeout=deadline.remaining()) as process:
+    with ShellProcess(
+        connection, command, timeout=deadline.remaining(), max_output=max_output
+    ) as process:
         feeder = _StdinFeeder(process, stdin, deadline) if stdin else None
         if feeder is None:
             process.close_stdin(deadline)

@@ -7,12 +7,21 @@ looking like an empty directory.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import Generator
 from typing import TYPE_CHECKING
 
-from adbwire.errors import SyncFailError
+from adbwire.errors import OutputTooLargeError, SyncFailError, UsageError
 from adbwire.wire.services.sync import codec
-from adbwire.wire.services.sync.codec import DirEntry, EntryReply, Expect, Fail, ListDone
+from adbwire.wire.services.sync.codec import (
+    DirEntry,
+    EntryReply,
+    Expect,
+    Fail,
+    ListDone,
+    encode_path,
+)
+from adbwire.wire.services.sync.parser import record_size
 from adbwire.wire.services.sync.session import SyncSession, session_for
 from adbwire.wire.services.sync.stat import stat_reply
 
@@ -28,10 +37,18 @@ def list_dir(
     *,
     dot_entries: bool = False,
     timeout: float | None = None,
+    max_output: int | None = None,
 ) -> list[DirEntry]:
-    """Entries of a device directory in the device's order (lstat data: links not followed)."""
+    """Entries of a device directory in the device's order (lstat data: links not followed).
+
+    `max_output` caps the listing's bytes on the wire (each entry's record and name; None:
+    no cap). Past it the sync stream is closed, the rest is never read, and
+    OutputTooLargeError is raised.
+    """
+    if max_output is not None and max_output <= 0:
+        raise UsageError("max_output must be a positive number of bytes")
     with session_for(target, timeout) as session:
-        entries = list(iter_dir(session, path))
+        entries = _bounded(session, path, max_output)
         if not entries:
             _check_is_directory(session, path)
     if dot_entries:
@@ -39,7 +56,23 @@ def list_dir(
     return [entry for entry in entries if entry.name not in DOT_ENTRIES]
 
 
-def iter_dir(session: SyncSession, path: str) -> Iterator[DirEntry]:
+def _bounded(session: SyncSession, path: str, max_output: int | None) -> list[DirEntry]:
+    entries = iter_dir(session, path)
+    if max_output is None:
+        return list(entries)
+    record = record_size(Expect.DENT_V2 if session.ls_v2 else Expect.DENT_V1)
+    kept: list[DirEntry] = []
+    received = 0
+    with contextlib.closing(entries):
+        for entry in entries:
+            received += record + len(encode_path(entry.name))
+            if received > max_output:
+                raise OutputTooLargeError(f"list {path!r}", max_output)
+            kept.append(entry)
+    return kept
+
+
+def iter_dir(session: SyncSession, path: str) -> Generator[DirEntry, None, None]:
     """Entries as they arrive (with "." and ".." if the device sends them).
 
     Consume it to the end before the next request on the same session.

@@ -58,6 +58,11 @@ _FIXED_SIZE: Final = {
 }
 
 
+def record_size(expect: Expect) -> int:
+    """Bytes of a reply's fixed part (for a DENT/DNT2: the record before the name)."""
+    return _FIXED_SIZE[expect]
+
+
 class ResponseParser:
     """Bytes from the `sync:` stream in, `SyncEvent`s out; never blocks, never reads."""
 
