@@ -35,7 +35,9 @@ __all__ = ["RECORD_PLAINTEXT", "TlsChannel", "describe_tls_error", "is_certifica
 RECORD_PLAINTEXT: Final = 16 * 1024
 """The most plaintext one TLS record carries, so the most one SSL_read returns."""
 _RAW_RECEIVE: Final = 64 * 1024
-_CIPHERTEXT_MARGIN: Final = 256
+_ENCRYPT_SLICE: Final = 64 * 1024
+_CIPHERTEXT_MARGIN: Final = 1024
+"""More than the record overhead of one slice (5 header + 1 type + 16 tag bytes a record)."""
 
 # The alerts AOSP's TlsConnection reads as "the peer rejected our certificate"
 # (tls/tls_connection.cpp GetFailureReason), as OpenSSL names them in its error reasons.
@@ -215,17 +217,20 @@ class TlsChannel:
         return RemoteProtocolError(f"{self.peer}: TLS error ({reason})")
 
     def send(self, parts: Sequence[bytes | bytearray | memoryview]) -> None:
-        """Encrypt and send `parts` as one piece of the stream; OSError from the socket."""
+        """Encrypt and send `parts` as one piece of the stream; OSError from the socket.
+
+        Small parts (a packet header and a short payload) become one record. Large ones are
+        encrypted a slice at a time and each slice's records sent at once: the outgoing BIO
+        stays small (a 1 MiB write into it costs twice as much, in reallocations), the peer
+        starts decrypting early, and the reader waits for the SSL lock one slice at most."""
         with self._send_lock:
-            with self._ssl_lock:
-                try:
-                    for part in parts:
-                        if part:
-                            self.connection.sendall(part)
-                except SSL.Error as error:
-                    raise self._data_error(error) from None
-                data = self._take_ciphertext()
-            if data:
+            for piece in _slices(parts):
+                with self._ssl_lock:
+                    try:
+                        self.connection.sendall(piece)
+                    except SSL.Error as error:
+                        raise self._data_error(error) from None
+                    data = self._take_ciphertext(len(piece) + _CIPHERTEXT_MARGIN)
                 self.sock.sendall(data)
 
     def _flush_if_idle(self) -> None:
@@ -242,17 +247,28 @@ class TlsChannel:
         finally:
             self._send_lock.release()
 
-    def _take_ciphertext(self) -> bytes:
+    def _take_ciphertext(self, expected: int = _RAW_RECEIVE) -> bytes:
         """Everything OpenSSL wrote into the outgoing BIO (caller holds the SSL lock or is
-        the only user, as during the handshake)."""
+        the only user, as during the handshake); `expected`: about how much that is."""
         chunks: list[bytes] = []
-        size = _RAW_RECEIVE
         while True:
             try:
-                chunk = self.connection.bio_read(size)
+                chunk = self.connection.bio_read(expected)
             except SSL.WantReadError:
                 break
             chunks.append(chunk)
-            if len(chunk) < size:
+            if len(chunk) < expected:
                 break
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _slices(parts: Sequence[bytes | bytearray | memoryview]) -> list[bytes | memoryview]:
+    """`parts` cut or joined into pieces of at most _ENCRYPT_SLICE bytes, none empty."""
+    total = sum(len(part) for part in parts)
+    if total <= _ENCRYPT_SLICE:
+        return [b"".join(parts)] if total else []
+    pieces: list[bytes | memoryview] = []
+    for part in parts:
+        view = memoryview(part).cast("B")
+        pieces.extend(view[at : at + _ENCRYPT_SLICE] for at in range(0, len(view), _ENCRYPT_SLICE))
+    return pieces
