@@ -16,19 +16,31 @@ if TYPE_CHECKING:
     from adbwire.errors import AdbwireError
     from adbwire.wire.aio import AsyncAdbClient
     from adbwire.wire.client import AdbClient
+    from adbwire.wire.pairing.client import PairingResult, pair
     from adbwire.wire.services.shell import ShellResult
     from adbwire.wire.timeouts import Timeouts
 
 __version__ = "0.1.0"
 
-__all__ = ["AdbClient", "AdbwireError", "AsyncAdbClient", "ShellResult", "Timeouts", "__version__"]
+__all__ = [
+    "AdbClient",
+    "AdbwireError",
+    "AsyncAdbClient",
+    "PairingResult",
+    "ShellResult",
+    "Timeouts",
+    "__version__",
+    "pair",
+]
 
 _HOME_OF = {
     "AdbClient": "adbwire.wire.client",
     "AdbwireError": "adbwire.errors",
     "AsyncAdbClient": "adbwire.wire.aio",
+    "PairingResult": "adbwire.wire.pairing.client",
     "ShellResult": "adbwire.wire.services.shell",
     "Timeouts": "adbwire.wire.timeouts",
+    "pair": "adbwire.wire.pairing.client",
 }
 
 

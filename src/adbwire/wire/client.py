@@ -14,7 +14,9 @@ from typing import BinaryIO
 from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
 from adbwire.wire.connection import Connection, Signer, StateListener
-from adbwire.wire.keys import load_keys
+from adbwire.wire.keys import AdbKey, load_keys
+from adbwire.wire.pairing.client import DEFAULT_PAIRING_TIMEOUT, PairingResult
+from adbwire.wire.pairing.client import pair as pair_device
 from adbwire.wire.services import control, install, sync
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
@@ -88,6 +90,23 @@ class AdbClient:
         from adbwire.wire.usb import connect_usb  # noqa: PLC0415 - usb imports this module
 
         return connect_usb(serial, keys, timeouts=timeouts, on_state=on_state)
+
+    @staticmethod
+    def pair(
+        address: str,
+        code: str,
+        key: AdbKey | None = None,
+        *,
+        timeout: float = DEFAULT_PAIRING_TIMEOUT,
+    ) -> PairingResult:
+        """Pair with a phone for wireless debugging, as `adb pair HOST:PORT CODE` does.
+
+        `address` and the 6-digit `code` are what the phone shows under Wireless debugging →
+        "Pair device with pairing code"; `key` is the user's adb key by default. Afterwards
+        the phone trusts the key: connect to the address of the Wireless debugging screen.
+        Raises PairingCodeError for a wrong code (docs/wireless.md).
+        """
+        return pair_device(address, code, key, timeout=timeout)
 
     # ----------------------------------------------------------- identity
 
