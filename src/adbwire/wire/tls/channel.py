@@ -13,8 +13,9 @@ the bytes between the socket and OpenSSL ourselves, which gives us
   `TlsRejectedError`, a peer that does not speak TLS is `RemoteProtocolError`.
 
 Encrypted bytes leave in the order OpenSSL produced them: they are taken out of the BIO and
-sent under one send lock. The rare record the reader produces by itself (a TLS 1.3 KeyUpdate
-answer) waits in the BIO for the next send, or is sent at once when no send is under way.
+sent under one send lock. The rare record the reader makes OpenSSL write (a TLS 1.3 KeyUpdate
+answer; adbd never asks for one) waits in the BIO and leaves with the next send: the peer
+does not wait for it, and each cross-thread hand-off saved counts on a loaded machine.
 """
 
 from __future__ import annotations
@@ -185,28 +186,30 @@ class TlsChannel:
 
         Blocks until something arrives (a socket timeout only means "nothing yet")."""
         limit = min(len(view), RECORD_PLAINTEXT)
+        fresh = 0
         while True:
-            if self._fed:
+            if self._fed or fresh:
                 with self._ssl_lock:
                     try:
-                        return self.connection.recv_into(view, limit)
+                        if fresh:
+                            self.connection.bio_write(self._raw_view[:fresh])
+                            fresh = 0
+                        count = self.connection.recv_into(view, limit)
                     except SSL.WantReadError:
-                        self._fed = False
+                        count = 0
                     except SSL.ZeroReturnError:  # close_notify
                         return 0
                     except SSL.Error as error:
                         raise self._data_error(error) from None
-                # Everything received is decrypted: send what decrypting made OpenSSL write.
-                self._flush_if_idle()
+                self._fed = count > 0
+                if count:
+                    return count
             try:
-                count = self.sock.recv_into(self._raw_view)
+                fresh = self.sock.recv_into(self._raw_view)
             except TimeoutError:
                 continue
-            if not count:
+            if not fresh:
                 return 0
-            with self._ssl_lock:
-                self.connection.bio_write(self._raw_view[:count])
-            self._fed = True
 
     def _data_error(self, error: SSL.Error) -> Exception:
         reason = describe_tls_error(error)
@@ -232,20 +235,6 @@ class TlsChannel:
                         raise self._data_error(error) from None
                     data = self._take_ciphertext(len(piece) + _CIPHERTEXT_MARGIN)
                 self.sock.sendall(data)
-
-    def _flush_if_idle(self) -> None:
-        """Send what the reader made OpenSSL write, unless a sender is busy (it will)."""
-        if not self._send_lock.acquire(blocking=False):
-            return
-        try:
-            with self._ssl_lock:
-                data = self._take_ciphertext()
-            if data:
-                self.sock.sendall(data)
-        except OSError:
-            pass  # the link is failing; the reader finds out on its next receive
-        finally:
-            self._send_lock.release()
 
     def _take_ciphertext(self, expected: int = _RAW_RECEIVE) -> bytes:
         """Everything OpenSSL wrote into the outgoing BIO (caller holds the SSL lock or is
