@@ -13,14 +13,18 @@ LEVELS = "VDIWEFA"  # A (assert) is what old devices print for F
 
 # -v threadtime: "03-13 10:04:17.257  1817  2528 D Tag: message" (also "2024-03-13 ...")
 _THREADTIME = re.compile(
-    r"^(?P<ts>(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,6})\s+(?P<pid>\d+)\s+(?P<tid>\d+)\s+"
-    r"(?P<level>[VDIWEFAS])\s(?P<tag>.*?)\s*:(?: (?P<msg>.*)|$)"
+    r"(?P<ts>(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,6})\s+(?P<pid>\d+)\s+(?P<tid>\d+)\s+"
+    r"(?P<level>[VDIWEFAS])\s"
 )
 # -v time: "03-13 10:04:17.257 D/Tag( 1817): message"; -v brief: "D/Tag( 1817): message"
 _BRIEF = re.compile(
-    r"^(?:(?P<ts>(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,6})\s+)?"
-    r"(?P<level>[VDIWEFAS])/(?P<tag>.*?)\s*\(\s*(?P<pid>\d+)\):(?: (?P<msg>.*)|$)"
+    r"(?:(?P<ts>(?:\d{4}-)?\d\d-\d\d \d\d:\d\d:\d\d\.\d{3,6})\s+)?(?P<level>[VDIWEFAS])/"
 )
+_BRIEF_PID = re.compile(r"\(\s*(?P<pid>\d+)\):(?: |$)")
+# The tag ends at the first ":" (threadtime) or "(PID):" (brief) that is followed by a space
+# or the end of the line. The regular expressions above only match the fixed head; the tag is
+# found with str.find, because "(?P<tag>.*?)\s*:" backtracks quadratically over a long run of
+# spaces (200 KB of them in one line took minutes).
 _BUFFER_MARKER = re.compile(r"^-{9} (?:beginning of|switch to) (?P<buffer>\S+)")
 
 
@@ -43,24 +47,54 @@ class LogEntry:
 def parse_logcat_line(line: str, buffer: str | None = None) -> LogEntry | None:
     """Parse one line, or return ``None`` when it is not a log entry."""
     line = line.rstrip("\r\n")
-    match = _THREADTIME.match(line)
-    tid: int | None = None
-    if match is not None:
-        tid = int(match.group("tid"))
-    else:
-        match = _BRIEF.match(line)
-        if match is None:
+    head = _THREADTIME.match(line)
+    if head is not None:
+        found = _threadtime_tail(line, head.end())
+        if found is None:
             return None
-    level = match.group("level")
+        tag, message = found
+        pid, tid = int(head.group("pid")), int(head.group("tid"))
+    else:
+        head = _BRIEF.match(line)
+        if head is None:
+            return None
+        brief = _brief_tail(line, head.end())
+        if brief is None:
+            return None
+        tag, pid, message = brief
+        tid = None
+    level = head.group("level")
     return LogEntry(
-        timestamp=match.group("ts"),
-        pid=int(match.group("pid")),
+        timestamp=head.group("ts"),
+        pid=pid,
         tid=tid,
         level="F" if level == "A" else level,
-        tag=match.group("tag").strip(),
-        message=match.group("msg") or "",
+        tag=tag.strip(),
+        message=message,
         buffer=buffer,
     )
+
+
+def _threadtime_tail(line: str, start: int) -> tuple[str, str] | None:
+    """Tag and message: up to the first ":" followed by a space or the end of the line."""
+    colon = line.find(":", start)
+    while colon >= 0:
+        after = line[colon + 1 : colon + 2]
+        if after in ("", " "):
+            return line[start:colon], line[colon + 2 :]
+        colon = line.find(":", colon + 1)
+    return None
+
+
+def _brief_tail(line: str, start: int) -> tuple[str, int, str] | None:
+    """Tag, pid and message: up to the first "(PID):" followed by a space or the end."""
+    paren = line.find("(", start)
+    while paren >= 0:
+        found = _BRIEF_PID.match(line, paren)
+        if found is not None:
+            return line[start:paren], int(found.group("pid")), line[found.end() :]
+        paren = line.find("(", paren + 1)
+    return None
 
 
 def iter_logcat(lines: Iterable[str]) -> Iterator[LogEntry]:

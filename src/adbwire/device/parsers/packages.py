@@ -10,7 +10,11 @@ from adbwire.device.parsers.component import Component, parse_component
 
 # Options of "pm list packages" add fields after the name: -U " uid:10123",
 # -i "  installer=com.android.vending", --show-versioncode " versionCode:42".
-_TRAILING_FIELD = re.compile(r"\s+(uid:[\d,]+|installer=\S*|versionCode:\d+)$")
+# The last whitespace-separated word is matched on its own: a regular expression searched
+# for "whitespace, field, end" backtracks quadratically over a long run of spaces (a
+# hostile device's 16 KB line took 9 s).
+_TRAILING_FIELD = re.compile(r"uid:\d+(?:,\d+)*|installer=\S*|versionCode:\d+")
+_MAX_TRAILING_FIELDS = 3
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,11 @@ def parse_package_list(text: str) -> tuple[PackageEntry, ...]:
         uid: int | None = None
         installer: str | None = None
         version_code: int | None = None
-        while (field := _TRAILING_FIELD.search(rest)) is not None:
-            token = field.group(1)
+        for _ in range(_MAX_TRAILING_FIELDS):
+            head_and_token = rest.rsplit(None, 1)
+            if len(head_and_token) != 2 or not _TRAILING_FIELD.fullmatch(head_and_token[1]):
+                break
+            rest, token = head_and_token
             if token.startswith("uid:"):
                 uid = int(token[4:].split(",")[0])
             elif token.startswith("installer="):
@@ -49,7 +56,6 @@ def parse_package_list(text: str) -> tuple[PackageEntry, ...]:
                 installer = None if installer == "null" else installer
             else:
                 version_code = int(token[len("versionCode:") :])
-            rest = rest[: field.start()]
         apk_path: str | None = None
         if rest.startswith("/") and "=" in rest:
             apk_path, _, rest = rest.rpartition("=")
