@@ -457,3 +457,53 @@ def test_a_loop_without_cd_keeps_the_directory_and_one_with_cd_loses_it() -> Non
     assert assess("cd /data/local/tmp || exit; while false; do cd y; done; rm -rf x").reasons == (
         "recursive deletion of x in a directory only known when the line runs",
     )
+
+
+def test_a_pipeline_ending_in_cd_may_leave_the_shell_where_it_was() -> None:
+    assert assess("ls | cd /sdcard/Download && rm -rf x").reasons == (
+        "recursive deletion of /x if a cd before it fails",
+    )
+
+
+def test_nesting_is_followed_to_the_limit_and_asked_beyond() -> None:
+    assert assess("eval " * MAX_NESTING + "rm -rf /").verdict is Verdict.REFUSE
+    deeper = assess("eval " * (MAX_NESTING + 1) + "rm -rf /")
+    assert deeper.verdict is Verdict.ASK_EVERY_TIME
+    assert f"commands nested more than {MAX_NESTING} levels deep" in deeper.reasons
+    substitutions = "echo $(" * (MAX_NESTING + 1) + "rm -rf /" + ")" * (MAX_NESTING + 1)
+    assert assess(substitutions).verdict is Verdict.ASK_EVERY_TIME
+    within = "echo $(" * MAX_NESTING + "rm -rf /" + ")" * MAX_NESTING
+    assert assess(within).verdict is Verdict.REFUSE
+
+
+def test_duplicating_a_descriptor_writes_no_file() -> None:
+    """`>&2` and `>&-` name descriptors; in an unknown directory a file would be asked."""
+    assert assess("cd $D; echo x >&2 2>&-").verdict is Verdict.ORDINARY
+    assert assess("cd $D; echo x >&log").reasons == (
+        "writes to log in a directory only known when the line runs",
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "HOME=/storage; cd; rm -rf emulated/0",
+        "HOME=/storage cd && rm -rf emulated/0",
+        "export HOME=/storage; cd && rm -rf emulated/0",
+        "su 0 sh -c 'cd && rm -rf emulated/0'",
+        "run-as com.example sh -c 'cd; rm -rf x'",
+    ],
+)
+def test_a_home_the_line_may_change_is_unknown(command: str) -> None:
+    assessment = assess(command)
+    assert assessment.verdict is Verdict.ASK_EVERY_TIME
+    assert any("in a directory only known when the line runs" in r for r in assessment.reasons)
+
+
+def test_a_tilde_under_an_unknown_home_is_asked() -> None:
+    assert assess("HOME=/storage/emulated; rm -rf ~/0").reasons == (
+        "recursive deletion of ~/0 in a directory only known when the line runs",
+    )
+    assert assess("su 0 ls; rm -rf ~").reasons == (
+        "recursive deletion of ~ in a directory only known when the line runs",
+    )

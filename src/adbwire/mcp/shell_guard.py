@@ -24,7 +24,7 @@ from enum import IntEnum
 
 from adbwire.device.errors import RefusedError
 from adbwire.mcp.shell_commands import FACTORY_RESET_MARKERS, run_words
-from adbwire.mcp.shell_paths import Cwds, Target, device_node, protected, targets
+from adbwire.mcp.shell_paths import HOME, Cwds, Target, device_node, protected, targets
 from adbwire.mcp.shell_words import Text, read_word, show, substitutions
 from adbwire.shell_syntax import (
     Command,
@@ -65,7 +65,7 @@ class Assessment:
 
 
 def assess(command: str) -> Assessment:
-    guard = Guard()
+    guard = Guard(home=None if "HOME" in command else HOME)
     try:
         guard.source(command, _START, 0)
     except RecursionError:
@@ -92,8 +92,10 @@ def _union(first: Cwds, second: Cwds) -> Cwds:
 class Guard:
     """Walks a command line's syntax tree and notes what it finds."""
 
-    def __init__(self) -> None:
+    def __init__(self, home: str | None = HOME) -> None:
         self._found: dict[str, Verdict] = {}
+        self.home = home
+        """What `~` and a bare `cd` mean; None once the line may have changed it."""
 
     def refuse(self, reason: str) -> None:
         self._found[reason] = Verdict.REFUSE
@@ -215,7 +217,7 @@ class Guard:
         if text.globs:
             self.ask(f"writes to {text.text}, a glob the device expands")
             return
-        found = targets(text, cwds)
+        found = targets(text, cwds, self.home)
         if found is None:
             self.ask(f"writes to {text.text} in a directory only known when the line runs")
             return
@@ -231,7 +233,7 @@ class Guard:
         if text is None:
             self.ask(f"{action} {show(word)}, a path only known when the line runs")
             return
-        found = targets(text, cwds)
+        found = targets(text, cwds, self.home)
         if found is None:
             self.ask(f"{action} {text.text} in a directory only known when the line runs")
             return

@@ -20,7 +20,8 @@ from fnmatch import fnmatchcase
 from adbwire.mcp.shell_words import Component, Text
 
 HOME = "/"
-"""`~` under `adb shell`: the shell user's home directory."""
+"""`~` under `adb shell`: the shell user's home directory (unless the line sets HOME, or
+runs commands as another user through su or run-as)."""
 
 PROTECTED = (
     "/*",  # the root and every top-level area: /data /system /vendor /product /odm /sdcard ...
@@ -96,11 +97,14 @@ class Target:
         return any(component.pattern is not None for component in self.components)
 
 
-def targets(text: Text, cwds: Cwds) -> list[Target] | None:
-    """Where the operand may point, one target per possible directory; None when unknown."""
+def targets(text: Text, cwds: Cwds, home: str | None = HOME) -> list[Target] | None:
+    """Where the operand may point, one target per possible directory; None when unknown
+    (a relative path in an unknown directory, `~` of an unknown home)."""
     components = text.components()
     if text.tilde:
-        bases: list[str] = [HOME]
+        if home is None:
+            return None
+        bases: list[str] = [home]
     elif text.text.startswith("/"):
         bases = ["/"]
     elif cwds is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from adbwire.mcp.shell_paths import HOME, Cwds, targets
+from adbwire.mcp.shell_paths import Cwds, targets
 from adbwire.mcp.shell_words import DEVICE_NAMES, Text, literal, read_word, show
 from adbwire.shell_syntax import Lit, Word
 
@@ -23,11 +23,11 @@ _DELETERS = frozenset({"rm", "mv", "shred", "unlink"})
 def cd(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int) -> Outcome:
     operands = [word for word in args if literal(word) not in ("-L", "-P", "-e", "--")]
     if not operands:
-        return frozenset({HOME}), cwds
+        return (None if guard.home is None else frozenset({guard.home})), cwds
     text = read_word(operands[0])
     if text is None or text.globs or text.text == "-":
         return None, cwds
-    found = targets(text, cwds)
+    found = targets(text, cwds, guard.home)
     return (None if found is None else frozenset(t.path for t in found)), cwds
 
 

@@ -72,6 +72,7 @@ def su(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int) -> 
         else:
             break  # the command starts here
     command = args[index:]
+    guard.home = None  # another user's home
     if script is not None:
         guard.ask("su -c runs a command line given as a string")
         _run_string(guard, "su -c", script, cwds, depth)
@@ -184,4 +185,5 @@ def wrapper(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int
         cwds, _ = cd(guard, "cd", [chdir], cwds, depth)
     if program in ("run-as", "chroot"):
         cwds = None  # the app's data directory, or paths inside another root
+        guard.home = None
     return guard.run(command, cwds, depth + 1)
