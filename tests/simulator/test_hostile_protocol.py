@@ -51,24 +51,25 @@ OPERATIONS: dict[str, Operation] = {
 
 def outcome(script: Script, operation: Operation, keys: list[AdbKey] | None = None) -> object:
     """Connect to a HostileAdbd running `script`, run `operation`; return its result or the
-    exception it raised. Fails the test if it takes longer than BOUND."""
+    exception it raised. Fails the test if it takes longer than BOUND, if the script failed
+    on its own, or if the client connected more than once."""
     box: list[object] = []
+    adbd = HostileAdbd(script)
 
     def attempt() -> None:
         try:
-            with (
-                HostileAdbd(script) as adbd,
-                AdbClient.connect_tcp(adbd.serial, keys or [], timeouts=TIMEOUTS) as client,
-            ):
+            with AdbClient.connect_tcp(adbd.serial, keys or [], timeouts=TIMEOUTS) as client:
                 box.append(operation(client))
-                assert not adbd.errors
         except BaseException as error:  # the test inspects it
             box.append(error)
 
-    thread = threading.Thread(target=attempt, daemon=True)
-    thread.start()
-    thread.join(BOUND)
-    assert not thread.is_alive(), f"no answer within {BOUND} s: a hang"
+    with adbd:
+        thread = threading.Thread(target=attempt, daemon=True)
+        thread.start()
+        thread.join(BOUND)
+        assert not thread.is_alive(), f"no answer within {BOUND} s: a hang"
+    assert not adbd.errors
+    assert adbd.connections == 1
     return box[0]
 
 
