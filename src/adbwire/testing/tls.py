@@ -146,10 +146,11 @@ def accept_tls(
     *,
     auth_required: bool,
     initial: bytes,
-    timeout: float = HANDSHAKE_TIMEOUT,
+    timeout: float | None = None,
 ) -> DeviceTlsLink | None:
     """Run the server handshake after the host's STLS; None when it failed (adbd then
-    drops the connection: one attempt only)."""
+    drops the connection: one attempt only). `timeout` defaults to HANDSHAKE_TIMEOUT."""
+    timeout = HANDSHAKE_TIMEOUT if timeout is None else timeout
     try:
         channel = TlsChannel.establish(
             sock,

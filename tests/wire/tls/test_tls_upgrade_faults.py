@@ -14,6 +14,7 @@ from adbwire.errors import (
     RemoteProtocolError,
     UsageError,
 )
+from adbwire.testing import tls as device_tls
 from adbwire.wire import packets as P
 from adbwire.wire.client import AdbClient
 from adbwire.wire.connection import Connection
@@ -122,3 +123,19 @@ def test_a_link_that_cannot_carry_tls_says_so(adb_key: AdbKey) -> None:
         spy = SpyTransport(TcpTransport(host, int(port), io_timeout=5))  # no start_tls
         with pytest.raises(RemoteProtocolError, match="does not carry"):
             Connection.open(spy, [adb_key], timeouts=FAST)
+
+
+def test_a_device_silent_after_the_handshake_times_out(adb_key: AdbKey) -> None:
+    """TLS completes, then no CNXN comes: the connect timeout still bounds it."""
+
+    def script(peer: PeerSocket) -> None:
+        ask_for_tls(peer)
+        server = device_tls.accept_tls(peer.sock, [], auth_required=False, initial=b"")
+        assert server is not None
+        drain_until_closed(peer)
+
+    with fake_device(script) as (address, _):
+        started = time.monotonic()
+        with pytest.raises(AdbTimeoutError, match="connecting"):
+            AdbClient.connect_tcp(address, [adb_key], timeouts=FAST)
+        assert time.monotonic() - started < FAST.connect + 3.0
