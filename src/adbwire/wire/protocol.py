@@ -41,6 +41,9 @@ ACK_BATCH_FRACTION = 4
 STLS_VERSION = 0x01000000
 """adb's A_STLS_VERSION, which both sides send in STLS (adb reads no meaning into it)."""
 
+LAST_LOCAL_ID = 0x7FFFFFFF
+"""Local stream ids run 1..LAST_LOCAL_ID, then wrap to 1 (0 names no stream in ADB)."""
+
 _U32 = struct.Struct("<I")
 _I32 = struct.Struct("<i")  # acknowledged byte counts are signed in adbd
 
@@ -212,7 +215,9 @@ class HostProtocol:
     def open(self, service: str) -> tuple[int, P.Packet]:
         self._require(ConnectionState.ONLINE, f"open {service!r}")
         local_id = self._next_local_id
-        self._next_local_id = (self._next_local_id % 0x7FFFFFFF) + 1
+        while local_id in self.streams:  # only after a wrap, past a stream still open
+            local_id = local_id % LAST_LOCAL_ID + 1
+        self._next_local_id = local_id % LAST_LOCAL_ID + 1
         window = self.receive_window if self.delayed_ack else 0
         self.streams[local_id] = StreamState(local_id, service, receive_window=window)
         return local_id, P.Packet(P.A_OPEN, local_id, window, service.encode() + b"\0")
@@ -323,13 +328,18 @@ class HostProtocol:
 
     def _on_okay(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
         self._require_online(header)
+        if header.arg0 == 0 or header.arg1 == 0:
+            # Names no stream; adb drops it. Answering OKAY(id, 0) with CLSE(0, id) would
+            # ask the device to close its stream `id`, whichever stream that is.
+            log.debug("ignoring an OKAY with a zero id: %r", header)
+            return []
         stream = self.streams.get(header.arg1)
         if stream is None:
             # The device opened (or acknowledged) a stream we no longer have, e.g. an OPEN we
             # cancelled before its OKAY came: close its end, as adb does, so it stops.
             return [Reply(P.Packet(P.A_CLSE, header.arg1, header.arg0))]
         credit = self._credit_from(payload)
-        if credit is None or header.arg0 == 0:
+        if credit is None:
             log.debug("ignoring a malformed OKAY for stream %d: %r", stream.local_id, header)
             return []  # adbd drops such packets too
         if stream.phase is StreamPhase.OPENING:
