@@ -4,11 +4,17 @@ It listens on loopback unless told otherwise (and says loudly when told otherwis
 default it trusts the user's own adb key, so `adbwire -s ADDRESS shell ...` and Google's
 `adb connect ADDRESS` work at once. The address is printed on stdout as the first line, so
 scripts can start it with `--port 0` and read where it listens.
+
+With `--wireless` it is a phone with Wireless debugging on: TLS on the main port, no key
+trusted until a host pairs (or `--authorized-keys`), and a pairing port whose address is the
+second line on stdout (docs/wireless.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import secrets
 import signal
 import sys
 import threading
@@ -21,7 +27,7 @@ from adbwire.wire import packets as P
 from adbwire.wire.keys import load_keys
 
 if TYPE_CHECKING:
-    from adbwire.testing import DeviceFiles, DeviceOptions
+    from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice
     from adbwire.testing.userland import Userland
 
 VERSIONS = {"0x01000000": P.VERSION_CHECKSUMMED, "0x01000001": P.VERSION_SKIP_CHECKSUM}
@@ -56,6 +62,25 @@ def register(commands: Any) -> None:
     parser.add_argument("--protocol-version", choices=sorted(VERSIONS), default="0x01000001")
     parser.add_argument("--no-shell-v2", action="store_true", help="behave like Android < 7")
     parser.add_argument("--max-payload", type=int, default=P.MAX_PAYLOAD, metavar="BYTES")
+    wireless = parser.add_argument_group("wireless debugging (docs/wireless.md)")
+    wireless.add_argument(
+        "--wireless",
+        action="store_true",
+        help="act as a phone with Wireless debugging on: TLS on the main port and a pairing "
+        "port; only keys paired (or given with --authorized-keys) are trusted",
+    )
+    wireless.add_argument(
+        "--pair-port",
+        type=int,
+        default=0,
+        metavar="PORT",
+        help="port of 'Pair device with pairing code' (default 0: a free one, printed)",
+    )
+    wireless.add_argument(
+        "--pair-code",
+        metavar="CODE",
+        help="the 6-digit pairing code (default: a random one, printed)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -68,6 +93,10 @@ def build_options(args: argparse.Namespace) -> DeviceOptions:
         raise UsageError(f"--max-payload must be within 256..{P.MAX_PAYLOAD}")
     if args.accept_delay < 0:
         raise UsageError("--accept-delay cannot be negative")
+    if not args.wireless and (args.pair_code is not None or args.pair_port):
+        raise UsageError("--pair-port and --pair-code need --wireless")
+    if not 0 <= args.pair_port < 65536:
+        raise UsageError("--pair-port must be within 0..65535")
     features = tuple(f for f in DEVICE_FEATURES if not (args.no_shell_v2 and f == "shell_v2"))
     options = DeviceOptions(
         host=args.host,
@@ -78,10 +107,22 @@ def build_options(args: argparse.Namespace) -> DeviceOptions:
         accept_any_key=args.accept_any_key,
         accept_new_keys=args.accept_new_keys,
         accept_delay=args.accept_delay,
+        tls=args.wireless,
     )
     if args.accept_any_key:
         return options
+    if args.wireless and args.authorized_keys is None:
+        return options  # a phone trusts the hosts paired with it, not ours by default
     return replace(options, authorized_keys=tuple(_trusted_keys(args.authorized_keys)))
+
+
+def pairing_code(args: argparse.Namespace) -> str:
+    """The code of --pair-code (6 digits), or a random one as a phone shows."""
+    from adbwire.wire.pairing.client import check_pairing_code  # noqa: PLC0415
+
+    if args.pair_code is None:
+        return f"{secrets.randbelow(1_000_000):06d}"
+    return check_pairing_code(args.pair_code)
 
 
 def _trusted_keys(path: Path | None) -> list[str]:
@@ -103,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     from adbwire.testing.userland import Userland  # noqa: PLC0415
 
     options = build_options(args)
+    code = pairing_code(args) if args.wireless else ""
     scenario = load_scenario(args.scenario)
 
     def userland(files: DeviceFiles) -> Userland:
@@ -111,7 +153,8 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    with SimulatedDevice(options, userland_factory=userland) as device:
+    with contextlib.ExitStack() as running:
+        device = running.enter_context(SimulatedDevice(options, userland_factory=userland))
         host, port = device.address
         address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
         print(address, flush=True)
@@ -121,5 +164,23 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
             flush=True,
         )
+        if args.wireless:
+            _start_pairing(running, device, code, args.pair_port)
         stop.wait()
     return 0
+
+
+def _start_pairing(
+    running: contextlib.ExitStack, device: SimulatedDevice, code: str, port: int
+) -> None:
+    """Open the pairing port; its address is the second line on stdout."""
+    from adbwire.testing.pairing_server import PairingServer  # noqa: PLC0415
+
+    server = running.enter_context(PairingServer(device, code, port=port))
+    print(server.address, flush=True)
+    print(
+        f"adbwire: pairing port {server.address}, code {code} (closes after one pairing): "
+        f"adbwire pair {server.address} {code}",
+        file=sys.stderr,
+        flush=True,
+    )

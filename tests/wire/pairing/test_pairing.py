@@ -93,6 +93,7 @@ def test_default_key_is_the_users_adb_key(pairing: PairingServer, device: Simula
     from adbwire.wire.keys import load_keys  # noqa: PLC0415 - after pair() created it
 
     assert result.guid == pairing.guid
+    assert pairing.paired.wait(WAIT)  # the device stores the key after it answered
     assert device.keys.is_authorized(key_text(load_keys()[0]))
 
 
