@@ -30,6 +30,10 @@ class Peer:
         self._context = context
         self.deadline = Deadline(PEER_TIMEOUT, "scripted peer")
 
+    def hold(self) -> None:
+        """Keep the connection open, doing nothing, until the test ends (or PEER_TIMEOUT)."""
+        self.release.wait(PEER_TIMEOUT)
+
     def tls(self, *, server: bool = True) -> PairingChannel:
         return PairingChannel.open(
             self.sock, self._context, server=server, peer="host", deadline=self.deadline

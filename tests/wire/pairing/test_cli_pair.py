@@ -116,7 +116,7 @@ def test_the_port_is_required(adbwire: Run) -> None:
 def test_a_stalled_device_ends_within_the_connect_timeout(adbwire: Run, other_key: AdbKey) -> None:
     def stall(peer: Peer) -> None:
         with peer.tls():
-            peer.release.wait()
+            peer.hold()
 
     with scripted_device(other_key, stall) as (address, _):
         started = time.monotonic()

@@ -31,7 +31,7 @@ def pair_against(script: object, host_key: AdbKey, device_key: AdbKey, **kw: flo
 
 def test_device_that_never_starts_tls(adb_key: AdbKey, other_key: AdbKey) -> None:
     def stall(peer: Peer) -> None:
-        peer.release.wait()
+        peer.hold()
 
     error = pair_against(stall, adb_key, other_key, timeout=SHORT_TIMEOUT)
     assert isinstance(error, AdbTimeoutError)
@@ -41,7 +41,7 @@ def test_device_that_never_starts_tls(adb_key: AdbKey, other_key: AdbKey) -> Non
 def test_device_that_stalls_after_tls(adb_key: AdbKey, other_key: AdbKey) -> None:
     def stall(peer: Peer) -> None:
         with peer.tls():
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(stall, adb_key, other_key, timeout=SHORT_TIMEOUT)
     assert isinstance(error, AdbTimeoutError)
@@ -52,7 +52,7 @@ def test_device_that_stalls_before_its_peer_info(adb_key: AdbKey, other_key: Adb
     def stall(peer: Peer) -> None:
         with peer.tls() as channel:
             peer.spake2(channel, CODE.encode())
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(stall, adb_key, other_key, timeout=SHORT_TIMEOUT)
     assert isinstance(error, AdbTimeoutError)
@@ -92,7 +92,7 @@ def test_port_that_speaks_plain_adb(adb_key: AdbKey, other_key: AdbKey) -> None:
 
     def adbd(peer: Peer) -> None:
         peer.sock.sendall(b"CNXN" + bytes(20) + b"device::\0")
-        peer.release.wait()
+        peer.hold()
 
     error = pair_against(adbd, adb_key, other_key)
     assert type(error) is PairingError
@@ -105,7 +105,7 @@ def test_spake2_message_that_is_not_a_point(adb_key: AdbKey, other_key: AdbKey) 
             peer.read_packet(channel, PacketType.SPAKE2_MSG)
             # y = 2 has no x on edwards25519.
             peer.send_packet(channel, PacketType.SPAKE2_MSG, (2).to_bytes(32, "little"))
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(nonsense, adb_key, other_key)
     assert type(error) is PairingError
@@ -118,7 +118,7 @@ def test_spake2_message_of_the_wrong_size(adb_key: AdbKey, other_key: AdbKey, si
         with peer.tls() as channel:
             peer.read_packet(channel, PacketType.SPAKE2_MSG)
             peer.send_packet(channel, PacketType.SPAKE2_MSG, bytes(size))
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(nonsense, adb_key, other_key)
     assert type(error) is PairingError
@@ -138,7 +138,7 @@ def test_bad_packet_header(adb_key: AdbKey, other_key: AdbKey, header: bytes, me
     def nonsense(peer: Peer) -> None:
         with peer.tls() as channel:
             peer.send_raw(channel, header)
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(nonsense, adb_key, other_key)
     assert type(error) is PairingError
@@ -151,7 +151,7 @@ def test_peer_info_of_the_wrong_size(adb_key: AdbKey, other_key: AdbKey, size: i
         with peer.tls() as channel:
             cipher = peer.spake2(channel, CODE.encode())
             peer.send_packet(channel, PacketType.PEER_INFO, cipher.encrypt(bytes([1]) * size))
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(wrong_size, adb_key, other_key)
     assert type(error) is PairingError
@@ -164,7 +164,7 @@ def test_peer_info_that_is_not_a_guid(adb_key: AdbKey, other_key: AdbKey) -> Non
             cipher = peer.spake2(channel, CODE.encode())
             info = PeerInfo(PeerInfoType.ADB_RSA_PUB_KEY, b"not a guid")
             peer.send_packet(channel, PacketType.PEER_INFO, cipher.encrypt(info.encode()))
-            peer.release.wait()
+            peer.hold()
 
     error = pair_against(key_instead_of_guid, adb_key, other_key)
     assert type(error) is PairingError

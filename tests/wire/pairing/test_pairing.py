@@ -104,7 +104,7 @@ def test_host_that_stalls_frees_the_device_within_its_timeout(
 
         def stall(peer: Peer) -> None:
             with peer.tls(server=False):
-                peer.release.wait()
+                peer.hold()
 
         with connected_host(adb_key, ("127.0.0.1", server.port), stall):
             deadline = time.monotonic() + WAIT
@@ -121,7 +121,7 @@ def test_host_with_an_oversize_header_is_refused(
     def oversize(peer: Peer) -> None:
         with peer.tls(server=False) as channel:
             peer.send_raw(channel, bytes([1, 0, 0, 1, 0, 0]))
-            peer.release.wait()
+            peer.hold()
 
     with connected_host(adb_key, ("127.0.0.1", pairing.port), oversize):
         deadline = time.monotonic() + WAIT
