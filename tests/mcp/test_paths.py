@@ -18,14 +18,38 @@ def test_without_a_root_host_files_are_off() -> None:
     with pytest.raises(ToolFailure) as caught:
         LocalRoot(None).resolve("a.txt")
     assert caught.value.code is ErrorCode.HOST_FILES_DISABLED
-    assert "--local-root" in caught.value.message
+    assert caught.value.message == (
+        "host file access is off: the operator must start the server with --local-root DIR "
+        "(or set files.local_root in the policy file)"
+    )
 
 
-@pytest.mark.parametrize("path", ["../x", "a/../../x", "/etc/passwd", "C:\\\\x", "a/..", "..\\\\x"])
-def test_escapes_are_refused(tmp_path: Path, path: str) -> None:
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("../x", "'..' is not allowed"),
+        ("a/../../x", "'..' is not allowed"),
+        ("a/..", "'..' is not allowed"),
+        ("..\\\\x", "'..' is not allowed"),
+        ("/etc/passwd", "host paths are relative to the local root"),
+        ("C:\\\\x", "host paths are relative to the local root"),
+        ("c:x", "host paths are relative to the local root"),
+    ],
+)
+def test_escapes_are_refused(tmp_path: Path, path: str, why: str) -> None:
     with pytest.raises(ToolFailure) as caught:
         LocalRoot(tmp_path).resolve(path)
     assert caught.value.code is ErrorCode.PATH_NOT_ALLOWED
+    assert caught.value.message == f"host path {path!r}: {why}"
+
+
+def test_a_refused_host_path_is_quoted_shortened_to_80_characters(tmp_path: Path) -> None:
+    path = "/" + "a" * 120
+    with pytest.raises(ToolFailure) as caught:
+        LocalRoot(tmp_path).resolve(path)
+    assert caught.value.message == (
+        f"host path {path[:80]!r}: host paths are relative to the local root"
+    )
 
 
 def test_a_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
@@ -36,15 +60,18 @@ def test_a_symlink_out_of_the_root_is_refused(tmp_path: Path) -> None:
     os.symlink(outside, root / "link")
     with pytest.raises(ToolFailure) as caught:
         LocalRoot(root).resolve("link/key.pem")
-    assert "symlink" in caught.value.message
+    assert caught.value.message == (
+        "host path 'link/key.pem': it resolves outside the local root (symlink)"
+    )
     os.symlink(root / "inner", root / "ok-link")
     assert LocalRoot(root).resolve("ok-link/a") == (root / "inner" / "a").resolve()
 
 
-@pytest.mark.parametrize("path", ["", "bad\nname", "x\0y"])
+@pytest.mark.parametrize("path", ["", "bad\nname", "x\0y", "del\x7f", "tab\tx", "\x1f"])
 def test_malformed_host_paths(tmp_path: Path, path: str) -> None:
-    with pytest.raises(UsageError):
+    with pytest.raises(UsageError) as caught:
         LocalRoot(tmp_path).resolve(path)
+    assert str(caught.value) == "invalid host path: give a relative path like 'pulled/log.txt'"
 
 
 def test_a_path_inside_the_root_resolves(tmp_path: Path) -> None:
@@ -67,6 +94,14 @@ def test_other_device_paths_are_refused(path: str) -> None:
     with pytest.raises(ToolFailure) as caught:
         check_device_path(path, DEFAULT_DEVICE_PATHS)
     assert caught.value.code is ErrorCode.PATH_NOT_ALLOWED
+    assert caught.value.message == (
+        f"{path} is outside the allowed device directories (/sdcard, /storage, /data/local/tmp)"
+    )
+    assert caught.value.details == {"allowed": ["/sdcard", "/storage", "/data/local/tmp"]}
+    assert caught.value.message == (
+        f"{path} is outside the allowed device directories (/sdcard, /storage, /data/local/tmp)"
+    )
+    assert caught.value.details == {"allowed": ["/sdcard", "/storage", "/data/local/tmp"]}
 
 
 @pytest.mark.parametrize("path", ["relative", "/sdcard/../data/x", "/sdcard/a\nb"])
