@@ -5,7 +5,9 @@ their edges, and replies a device should not send."""
 from __future__ import annotations
 
 import importlib
+import io
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -231,3 +233,59 @@ def test_an_unexpected_reply_during_a_pull_is_a_protocol_error(
         pull_module.pull_to_path(session, job, Ledger("pull", None, None), preserve=False)
     assert session.discarded >= 1
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_temporary_name_is_dot_name_hex_part_and_fits_the_host(
+    v2_device: SyncDevice, tmp_path: Path
+) -> None:
+    """Seen from the progress callback, while the file is being written."""
+    longest = os.pathconf(tmp_path, "PC_NAME_MAX")
+    seen: list[list[str]] = []
+    for name in ("photo.jpg", "n" * longest):
+        v2_device.files.write_bytes(f"/sdcard/{name}", b"x" * 100_000)
+        seen.clear()
+        result = sync.pull(
+            v2_device.client.connection,
+            f"/sdcard/{name}",
+            str(tmp_path),
+            progress=lambda done, total: seen.append(os.listdir(tmp_path)),
+        )
+        assert result.ok, result.failed
+        temps = {entry for listing in seen for entry in listing if entry != name}
+        (temp,) = temps  # one temporary name, beside the destination
+        kept = name[: longest - len(".adbwire-part") - 10]
+        assert re.fullmatch(rf"\.{re.escape(kept)}\.[0-9a-f]{{8}}\.adbwire-part", temp), temp
+        assert len(temp) <= longest
+        assert os.listdir(tmp_path) == [name]
+        os.unlink(tmp_path / name)
+    assert len(temp) == longest  # the long name is cut exactly as far as needed
+
+
+def test_pull_stream_totals_follow_links_to_their_file(v2_device: SyncDevice) -> None:
+    v2_device.files.write_bytes("/sdcard/target.bin", b"t" * 5000)
+    v2_device.files.symlink("/sdcard/link.bin", "/sdcard/target.bin")
+    totals: list[int | None] = []
+    sink = io.BytesIO()
+    sync.pull_stream(
+        v2_device.client.connection,
+        "/sdcard/link.bin",
+        sink,
+        progress=lambda done, total: totals.append(total),
+    )
+    assert sink.getvalue() == b"t" * 5000
+    assert set(totals) == {5000}  # the file's size, not the link's
+
+
+def test_the_name_limit_of_the_current_directory_when_no_directory_is_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    asked: list[str] = []
+
+    def pathconf(path: str, name: str) -> int:
+        asked.append(path)
+        return 111
+
+    monkeypatch.setattr(pull_module.os, "pathconf", pathconf)
+    assert pull_module._name_max("") == 111
+    assert pull_module._name_max("out") == 111
+    assert asked == [".", "out"]

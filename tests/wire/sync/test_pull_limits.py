@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import time
 from pathlib import Path
 
@@ -49,10 +50,13 @@ def test_pull_stream_keeps_the_minimum_rate_too(v2_device: SyncDevice) -> None:
     v2_device.files.write_bytes("/sdcard/slow.bin", pattern(4000))
     v2_device.device.faults.trickle("sync:", interval=TRICKLE)
     sink = io.BytesIO()
-    with pytest.raises(AdbTimeoutError, match="slower than the minimum rate of 1500 bytes/s"):
+    with pytest.raises(
+        AdbTimeoutError, match="slower than the minimum rate of 1500 bytes/s"
+    ) as caught:
         sync.pull_stream(
             v2_device.client.connection, "/sdcard/slow.bin", sink, min_rate=1500, rate_grace=0.5
         )
+    assert re.search(r": \d+ of 4000 bytes in the", str(caught.value))  # the size was asked
     assert 0 < len(sink.getvalue()) < 4000
 
 
