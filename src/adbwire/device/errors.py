@@ -43,3 +43,17 @@ class LaunchNotVerifiedError(DeviceCommandError):
 
 class TooLargeError(UsageError):
     """A transfer exceeds the size cap (checked before, and enforced while bytes flow)."""
+
+
+class ScreenTooLargeError(DeviceCommandError):
+    """A screen frame (raw header or PNG IHDR) claims more pixels than the cap; it was
+    refused before anything was decoded or allocated for it."""
+
+    def __init__(self, what: str, width: int, height: int, max_pixels: int) -> None:
+        super().__init__(
+            f"{what}: the device reports a {width}x{height} screen ({width * height:,} pixels), "
+            f"over the {max_pixels:,}-pixel cap for screenshots; nothing was decoded"
+        )
+        self.width = width
+        self.height = height
+        self.max_pixels = max_pixels

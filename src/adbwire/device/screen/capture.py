@@ -5,6 +5,11 @@ does the encoding, which is faster than the device's PNG encoder. Formats Pillow
 take raw (FP16, 10-bit), or a frame that does not parse, fall back to ``screencap -p``.
 Devices without ``exec:`` are captured over shell v2 (also binary-safe) where offered.
 
+The device's output is read as it arrives and its header checked first: a frame larger than
+``max_pixels`` (default ``MAX_SCREEN_PIXELS``) is refused with ``ScreenTooLargeError``
+before anything is decoded, and reading stops with ``OutputTooLargeError`` past the bytes a
+frame of the announced size can take. Pillow only ever sees a PNG whose size passed.
+
 An all-black frame is flagged: that is what a window with FLAG_SECURE (passwords, banking,
 DRM video) gives, and it must not be passed off as the screen.
 """
@@ -18,14 +23,24 @@ from typing import Literal
 
 from PIL import Image
 
-from adbwire.device import commands
+from adbwire.device.errors import ScreenTooLargeError
 from adbwire.device.parsers import (
     RawFrame,
+    parse_png_header,
     parse_raw_screencap,
     png_is_black,
     raw_frame_is_black,
 )
-from adbwire.errors import CommandFailedError, DeviceCommandError, StreamRefusedError
+from adbwire.device.parsers.screencap import (
+    MAX_SCREEN_PIXELS,
+    PNG_HEADER_BYTES,
+    RAW_HEADER_BYTES,
+    check_screen_size,
+    png_frame_limit,
+    raw_frame_limit,
+)
+from adbwire.device.screen.read_frame import FrameReader
+from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
 
 Source = Literal["auto", "raw", "png"]
@@ -58,12 +73,19 @@ class Frame:
         return self.image.height
 
 
-def capture(client: AdbClient, source: Source = "auto") -> Frame:
+def capture(
+    client: AdbClient, source: Source = "auto", *, max_pixels: int = MAX_SCREEN_PIXELS
+) -> Frame:
     """Capture the screen; ``source`` forces raw frames or the device's PNG."""
+    reader = FrameReader(client, CAPTURE_TIMEOUT)
     if source != "png":
-        data = _screencap(client, [])
         try:
-            frame = parse_raw_screencap(data)
+            data = reader.read(
+                [], RAW_HEADER_BYTES, lambda header: raw_frame_limit(header, max_pixels)
+            )
+            frame = parse_raw_screencap(data, max_pixels=max_pixels)
+        except ScreenTooLargeError:
+            raise  # the PNG of the same screen is just as large
         except DeviceCommandError:
             if source == "raw":
                 raise
@@ -75,14 +97,30 @@ def capture(client: AdbClient, source: Source = "auto") -> Frame:
                 raise DeviceCommandError(
                     f"screencap: pixel format {frame.format_name} cannot be read raw; use png"
                 )
-    png = _screencap(client, ["-p"])
+    png = reader.read(["-p"], PNG_HEADER_BYTES, lambda header: png_frame_limit(header, max_pixels))
+    return _frame(decode_png(png, max_pixels), "png", _png_black(png, max_pixels))
+
+
+def decode_png(png: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
+    """The PNG as a Pillow image, its size checked from the IHDR before Pillow sees it, and
+    again (as Pillow reads it) before Pillow decodes a pixel.
+
+    Only the PNG decoder is offered: output that is some other format (which Pillow would
+    otherwise sniff and open) is refused, not decoded.
+    """
+    header = parse_png_header(png)
+    check_screen_size("screencap -p", header.width, header.height, max_pixels)
     try:
-        image = Image.open(io.BytesIO(png))
-        image.load()
+        image = Image.open(io.BytesIO(png), formats=["PNG"])
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         said = png[:120].decode("ascii", errors="replace").strip()
         raise DeviceCommandError(f"screencap -p: not a readable image ({exc}); {said}") from None
-    return _frame(image, "png", _png_black(png))
+    check_screen_size("screencap -p", image.width, image.height, max_pixels)
+    try:
+        image.load()
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise DeviceCommandError(f"screencap -p: not a readable image ({exc})") from None
+    return image
 
 
 def frame_image(frame: RawFrame) -> Image.Image | None:
@@ -104,26 +142,8 @@ def _frame(image: Image.Image, source: Literal["raw", "png"], black: bool | None
     return Frame(rgb, source, black, sha)
 
 
-def _png_black(png: bytes) -> bool | None:
+def _png_black(png: bytes, max_pixels: int) -> bool | None:
     try:
-        return png_is_black(png)
+        return png_is_black(png, max_pixels=max_pixels)
     except DeviceCommandError:
         return None
-
-
-def _screencap(client: AdbClient, flags: list[str]) -> bytes:
-    command = " ".join(["screencap", *flags])
-    try:
-        data = client.exec_out(command, timeout=CAPTURE_TIMEOUT)
-    except StreamRefusedError:
-        if "shell_v2" not in client.features:
-            raise
-        result = client.shell_argv(["screencap", *flags], timeout=CAPTURE_TIMEOUT)
-        if result.exit_code != 0:
-            raise CommandFailedError(
-                command, result.exit_code, commands.decode(result.stderr)
-            ) from None
-        data = result.stdout
-    if not data:
-        raise DeviceCommandError(f"{command}: no output (is the display on?)")
-    return data

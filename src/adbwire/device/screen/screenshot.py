@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from adbwire.device.parsers import Bounds
+from adbwire.device.parsers.screencap import MAX_SCREEN_PIXELS
 from adbwire.device.screen.capture import Source, capture
 from adbwire.device.screen.encode import Budget, Encoded, fit
 from adbwire.device.screen.history import Mapping, ScreenHistory
@@ -51,10 +52,14 @@ def take_screenshot(
     region: Bounds | None = None,
     source: Source = "auto",
     history: ScreenHistory | None = None,
+    max_pixels: int = MAX_SCREEN_PIXELS,
 ) -> Screenshot:
-    """Capture the screen and encode it within ``budget`` (default: 1280 px, 800 KB)."""
+    """Capture the screen and encode it within ``budget`` (default: 1280 px, 800 KB).
+
+    A frame over ``max_pixels`` is refused (``ScreenTooLargeError``) before it is decoded.
+    """
     budget = budget or Budget()
-    frame = capture(client, source)
+    frame = capture(client, source, max_pixels=max_pixels)
     changed = history.record(client.serial, frame.pixels_sha256) if history else None
     width, height = frame.width, frame.height
     if frame.black:
