@@ -30,6 +30,7 @@ from OpenSSL import SSL
 
 from adbwire.errors import AdbTimeoutError, DisconnectedError, RemoteProtocolError, TlsRejectedError
 from adbwire.wire.timeouts import Deadline
+from adbwire.wire.tls.records import RecordCounter
 
 __all__ = ["RECORD_PLAINTEXT", "TlsChannel", "describe_tls_error", "is_certificate_rejection"]
 
@@ -80,7 +81,16 @@ class TlsChannel:
         self._send_lock = threading.Lock()
         self._raw = bytearray(_RAW_RECEIVE)
         self._raw_view = memoryview(self._raw)
-        self._fed = True  # ciphertext may be waiting in the BIO: try to decrypt first
+        self._incoming = RecordCounter()
+        self._unread_records = 0
+        """Complete records given to OpenSSL that it may not have decrypted yet (never fewer
+        than it has: each successful read takes at least one)."""
+        self._probe = True
+        """What the handshake left in the BIO is unknown: read until OpenSSL wants more."""
+        self._plain = bytearray(RECORD_PLAINTEXT)
+        self._plain_view = memoryview(self._plain)
+        self._plain_start = self._plain_end = 0
+        """A record decrypted for a caller whose view was smaller: the part not handed out."""
 
     # ----------------------------------------------------------- handshake
 
@@ -103,6 +113,7 @@ class TlsChannel:
         try:
             if initial:
                 connection.bio_write(initial)
+                channel._incoming.feed(initial)
             while True:
                 try:
                     connection.do_handshake()
@@ -136,6 +147,7 @@ class TlsChannel:
                 f"{self.peer}: the device closed the connection during the TLS handshake"
             )
         self.connection.bio_write(self._raw_view[:count])
+        self._incoming.feed(self._raw_view[:count])
 
     def _flush_handshake(self, deadline: Deadline) -> None:
         data = self._take_ciphertext()
@@ -184,24 +196,17 @@ class TlsChannel:
     def receive_into(self, view: memoryview) -> int:
         """Decrypted bytes into the front of `view`; 0 when the peer ended the stream.
 
-        Blocks until something arrives (a socket timeout only means "nothing yet")."""
-        limit = min(len(view), RECORD_PLAINTEXT)
+        Blocks until something arrives (a socket timeout only means "nothing yet"). Only
+        one thread may receive (the connection's reader)."""
+        if self._plain_start < self._plain_end:
+            return self._hand_out(view)
         fresh = 0
         while True:
-            if self._fed or fresh:
-                with self._ssl_lock:
-                    try:
-                        if fresh:
-                            self.connection.bio_write(self._raw_view[:fresh])
-                            fresh = 0
-                        count = self.connection.recv_into(view, limit)
-                    except SSL.WantReadError:
-                        count = 0
-                    except SSL.ZeroReturnError:  # close_notify
-                        return 0
-                    except SSL.Error as error:
-                        raise self._data_error(error) from None
-                self._fed = count > 0
+            if fresh or self._unread_records or self._probe:
+                count = self._decrypt(view, fresh)
+                fresh = 0
+                if count < 0:
+                    return 0
                 if count:
                     return count
             try:
@@ -210,6 +215,43 @@ class TlsChannel:
                 continue
             if not fresh:
                 return 0
+            self._unread_records += self._incoming.feed(self._raw_view[:fresh])
+
+    def _decrypt(self, view: memoryview, fresh: int) -> int:
+        """Give OpenSSL `fresh` received bytes, then take one record if a whole one is there.
+
+        The plaintext goes into `view` when it can hold any record, else through our own
+        buffer (what does not fit waits there). Returns the bytes put into `view`; 0:
+        nothing yet; -1: close_notify."""
+        direct = len(view) >= RECORD_PLAINTEXT
+        with self._ssl_lock:
+            try:
+                if fresh:
+                    self.connection.bio_write(self._raw_view[:fresh])
+                if not (self._unread_records or self._probe):
+                    return 0
+                count = self.connection.recv_into(
+                    view if direct else self._plain_view, RECORD_PLAINTEXT
+                )
+            except SSL.WantReadError:
+                self._unread_records, self._probe = 0, False
+                return 0
+            except SSL.ZeroReturnError:
+                return -1
+            except SSL.Error as error:
+                raise self._data_error(error) from None
+        self._unread_records = max(0, self._unread_records - 1)
+        if not direct:
+            self._plain_start, self._plain_end = 0, count
+            return self._hand_out(view)
+        return count
+
+    def _hand_out(self, view: memoryview) -> int:
+        start = self._plain_start
+        count = min(len(view), self._plain_end - start)
+        view[:count] = self._plain_view[start : start + count]
+        self._plain_start = start + count
+        return count
 
     def _data_error(self, error: SSL.Error) -> Exception:
         reason = describe_tls_error(error)
