@@ -70,6 +70,7 @@ class ErrorCode(str, Enum):
     HOST_FILES_DISABLED = "host_files_disabled"
     PATH_NOT_ALLOWED = "path_not_allowed"
     TOO_LARGE = "too_large"
+    OUTPUT_TOO_LARGE = "output_too_large"
     APP_CRASHED = "app_crashed"
     LAUNCH_NOT_VERIFIED = "launch_not_verified"
     CURSOR_EXPIRED = "cursor_expired"
@@ -146,6 +147,11 @@ ERROR_CODES: dict[ErrorCode, tuple[str, NextAction, bool]] = {
         False,
     ),
     ErrorCode.TOO_LARGE: ("a transfer exceeds the size cap", NextAction.FIX_ARGUMENTS, False),
+    ErrorCode.OUTPUT_TOO_LARGE: (
+        "the device sent more output than the tool's cap; reading stopped",
+        NextAction.ASK_OPERATOR,
+        False,
+    ),
     ErrorCode.APP_CRASHED: ("the app's process died", NextAction.INSPECT_LOGS, False),
     ErrorCode.LAUNCH_NOT_VERIFIED: (
         "the app did not get the focus in time",

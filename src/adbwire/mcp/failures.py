@@ -31,6 +31,7 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (errors.StreamRefusedError, ErrorCode.UNSUPPORTED),
     (errors.SyncFailError, ErrorCode.COMMAND_FAILED),
     (errors.DeviceCommandError, ErrorCode.COMMAND_FAILED),
+    (errors.OutputTooLargeError, ErrorCode.OUTPUT_TOO_LARGE),
     (errors.OperationCancelledError, ErrorCode.CANCELLED),
     (errors.AdbTimeoutError, ErrorCode.TIMEOUT),
 )
@@ -60,6 +61,25 @@ def from_exception(exc: BaseException) -> ToolFailure | None:
         retryable = False
     if isinstance(exc, errors.ReplayMismatchError):
         retryable, next_action = False, NextAction.NONE  # the session differs from the recording
+    if isinstance(exc, errors.OutputTooLargeError):
+        details["cap_bytes"] = exc.limit
     if isinstance(exc, errors.StreamRefusedError):
         details["service"] = exc.service.split(":", 1)[0]
     return ToolFailure(code, str(exc), details, next_action, retryable)
+
+
+def output_too_large(tool: str, exc: errors.OutputTooLargeError) -> ToolFailure:
+    """The failure of a tool whose read went past its output cap: which cap, and who can
+    raise it where."""
+    return ToolFailure(
+        ErrorCode.OUTPUT_TOO_LARGE,
+        f"{tool}: {exc}. The cap protects the server from a device whose output never ends; "
+        f"if this device's output is really this large, the operator can raise it in the "
+        f"policy file: [max_output_mb] {tool} = <MiB>.",
+        {
+            "tool": tool,
+            "cap_bytes": exc.limit,
+            "read": exc.what,
+            "policy_key": f"max_output_mb.{tool}",
+        },
+    )

@@ -1,9 +1,11 @@
-"""The operator's policy: which tools exist, which devices and paths they may touch.
+"""The operator's policy: which tools exist, which devices and paths they may touch, and
+how much device output one read of a tool may take.
 
-It comes from a TOML file (``--policy``) and the command line; flags win over the file. A
-tool the policy turns off is never registered, so a client cannot list or call it; the
-``adbwire://policy`` resource says what is off and why. Unknown keys in the file are an
-error, so a typo cannot silently weaken the policy.
+It comes from a TOML file (``--policy``, format in docs/policy.md) and the command line;
+flags win over the file. A tool the policy turns off is never registered, so a client
+cannot list or call it; the ``adbwire://policy`` resource says what is off and why. Unknown
+keys (and unknown tool names in ``[max_output_mb]``) are an error, so a typo cannot
+silently weaken the policy.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from adbwire.device import validate
@@ -35,9 +38,59 @@ PROFILES: dict[str, frozenset[Risk]] = {
     "standard": frozenset({Risk.READ, Risk.ACTION}),
     "full": frozenset({Risk.READ, Risk.ACTION, Risk.DESTRUCTIVE}),
 }
+MIB = 1024 * 1024
 DEFAULT_DEVICE_PATHS = ("/sdcard", "/storage", "/data/local/tmp")
-DEFAULT_MAX_TRANSFER = 100 * 1024 * 1024
+DEFAULT_MAX_TRANSFER = 100 * MIB
 DEFAULT_CONFIRM_TIMEOUT = 120.0
+
+OTHER_TOOLS = "default"
+"""The `[max_output_mb]` key for every tool without an entry of its own."""
+MAX_OUTPUT_CAP = 1024 * MIB
+"""Above this an output cap protects nothing: the server would need gigabytes for one read."""
+DEFAULT_OUTPUT_CAPS: Mapping[str, int] = MappingProxyType(
+    {
+        OTHER_TOOLS: 4 * MIB,
+        # getprop and dumpsys battery are tens of KiB on real devices
+        **dict.fromkeys(
+            ("device_info", "get_property", "list_properties", "set_property", "battery_status"),
+            1 * MIB,
+        ),
+        # package lists, dumpsys package/window/activity, directory listings and logcat dumps
+        # (20,000 lines) stay within a few MiB
+        **dict.fromkeys(
+            (
+                "list_packages",
+                "package_info",
+                "launch_app",
+                "restart_app",
+                "open_deep_link",
+                "current_activity",
+                "list_dir",
+                "read_logcat",
+                "last_crash",
+            ),
+            8 * MIB,
+        ),
+        # a uiautomator dump of a long list can reach a few MiB
+        **dict.fromkeys(
+            (
+                "ui_tree",
+                "find_elements",
+                "tap_element",
+                "long_press_element",
+                "type_text",
+                "scroll_to_element",
+                "wait_for_element",
+                "assert_element",
+                "accessibility_audit",
+                "debug_context",
+            ),
+            16 * MIB,
+        ),
+    }
+)
+"""Bytes one read of device output (a command's stdout + stderr, a directory listing) may
+take, per tool; past it the read stops and the call fails with `output_too_large`."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +107,9 @@ class Policy:
     local_root: Path | None = None
     device_paths: tuple[str, ...] = DEFAULT_DEVICE_PATHS
     max_transfer_bytes: int = DEFAULT_MAX_TRANSFER
+    output_caps: Mapping[str, int] = field(default_factory=dict, hash=False)
+    """The operator's output caps in bytes, by tool name (or OTHER_TOOLS); tools not named
+    keep their entry in DEFAULT_OUTPUT_CAPS (see `output_cap`)."""
     sources: tuple[str, ...] = field(default=(), compare=False)
     """Where the settings came from (file path, 'command line'), for the policy resource."""
 
@@ -67,6 +123,24 @@ class Policy:
         for path in self.device_paths:
             if validate.device_path(path) != path:
                 raise UsageError(f"device path {path!r} must be written normalised")
+        for tool, cap in self.output_caps.items():
+            if not isinstance(cap, int) or isinstance(cap, bool) or not 0 < cap <= MAX_OUTPUT_CAP:
+                raise UsageError(
+                    f"the output cap of {tool} must be 1 byte to {MAX_OUTPUT_CAP // MIB} MiB"
+                )
+        object.__setattr__(self, "output_caps", MappingProxyType(dict(self.output_caps)))
+
+    def output_cap(self, tool: str) -> int:
+        """Bytes one read of `tool` may take: the operator's entry for the tool, else the
+        built-in one, else the operator's default, else the built-in default."""
+        for table, key in (
+            (self.output_caps, tool),
+            (DEFAULT_OUTPUT_CAPS, tool),
+            (self.output_caps, OTHER_TOOLS),
+        ):
+            if key in table:
+                return table[key]
+        return DEFAULT_OUTPUT_CAPS[OTHER_TOOLS]
 
     def tool_state(self, name: str, risk: Risk) -> tuple[bool, str]:
         """Whether a tool exists under this policy, and why."""
@@ -87,6 +161,7 @@ _TOP_KEYS = {
     "confirm_timeout_seconds",
     "devices",
     "files",
+    "max_output_mb",
 }
 _DEVICE_KEYS = {"allow", "emulators_only"}
 _FILE_KEYS = {"local_root", "device_paths", "max_transfer_mb"}
@@ -108,7 +183,7 @@ def policy_from_mapping(data: Mapping[str, Any], *, source: str) -> Policy:
     files = _table(data, "files", _FILE_KEYS, source)
     root = files.get("local_root")
     paths = files.get("device_paths", list(DEFAULT_DEVICE_PATHS))
-    megabytes = files.get("max_transfer_mb", DEFAULT_MAX_TRANSFER // (1024 * 1024))
+    megabytes = files.get("max_transfer_mb", DEFAULT_MAX_TRANSFER // MIB)
     if not isinstance(megabytes, int) or isinstance(megabytes, bool):
         raise UsageError(f"{source}: files.max_transfer_mb must be an integer")
     return Policy(
@@ -127,9 +202,36 @@ def policy_from_mapping(data: Mapping[str, Any], *, source: str) -> Policy:
         device_paths=tuple(
             validate.device_path(p) for p in _strings(paths, "files.device_paths", source)
         ),
-        max_transfer_bytes=megabytes * 1024 * 1024,
+        max_transfer_bytes=megabytes * MIB,
+        output_caps=_output_caps(data.get("max_output_mb", {}), source),
         sources=(source,),
     )
+
+
+def _output_caps(table: Any, source: str) -> dict[str, int]:
+    """`[max_output_mb]`: tool name (or "default") = whole MiB, 1 to 1024."""
+    if not isinstance(table, Mapping):
+        raise UsageError(f"{source}: [max_output_mb] must be a table")
+    unknown = sorted(set(table) - {OTHER_TOOLS, *_tool_names()})
+    if unknown:
+        raise UsageError(f"{source}: [max_output_mb] names unknown tool(s) {', '.join(unknown)}")
+    caps: dict[str, int] = {}
+    for tool, megabytes in table.items():
+        if not isinstance(megabytes, int) or isinstance(megabytes, bool):
+            raise UsageError(f"{source}: max_output_mb.{tool} must be an integer (MiB)")
+        if not 1 <= megabytes <= MAX_OUTPUT_CAP // MIB:
+            raise UsageError(
+                f"{source}: max_output_mb.{tool} = {megabytes}: use 1 to "
+                f"{MAX_OUTPUT_CAP // MIB} (MiB)"
+            )
+        caps[tool] = megabytes * MIB
+    return caps
+
+
+def _tool_names() -> set[str]:
+    from adbwire.mcp.registry import all_specs  # noqa: PLC0415 - the registry imports this module
+
+    return {spec.name for spec in all_specs()}
 
 
 def with_flags(

@@ -44,6 +44,9 @@ def policy_document(app: App) -> dict[str, Any]:
             "device_paths": list(policy.device_paths),
             "max_transfer_bytes": policy.max_transfer_bytes,
         },
+        "max_output_bytes": {
+            spec.name: policy.output_cap(spec.name) for spec in app.enabled if spec.needs_device
+        },
         "error_codes": {code.value: meaning for code, (meaning, _, _) in ERROR_CODES.items()},
         "next_actions": {action.value: meaning for action, meaning in NEXT_ACTIONS.items()},
     }

@@ -26,12 +26,13 @@ from mcp.server.mcpserver import Context
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import BaseModel, ValidationError
 
-from adbwire.device import info, validate
+from adbwire.device import info, output_cap, validate
+from adbwire.errors import OutputTooLargeError
 from adbwire.mcp import confirm, envelope
 from adbwire.mcp.app import App
 from adbwire.mcp.audit import AuditRecord, now_iso
 from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.failures import from_exception
+from adbwire.mcp.failures import from_exception, output_too_large
 from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, ToolSpec
 from adbwire.mcp.sessions import client_name, session_token
@@ -67,8 +68,20 @@ class ToolCall:
         return session_token(self.ctx, self.app.transport)
 
     async def run(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run a blocking device operation; cancelling the call closes its streams at once."""
-        return await run_blocking(func, *args, **kwargs)
+        """Run a blocking device operation under the tool's output cap (from the policy);
+        cancelling the call closes its streams at once."""
+        cap = self.app.policy.output_cap(self.spec.name)
+
+        def capped() -> T:
+            with output_cap.limited_to(cap):
+                return func(*args, **kwargs)
+
+        try:
+            return await run_blocking(capped)
+        except OutputTooLargeError as exc:
+            if exc.limit != cap:
+                raise  # a limit of the operation's own (a frame's size), not the policy's
+            raise output_too_large(self.spec.name, exc) from None
 
     async def progress(self, done: float, total: float | None, message: str | None = None) -> None:
         try:
