@@ -43,8 +43,13 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCE_ROOT = ROOT / "src"
 
 # The tests that guard each module when --tests is not given (globs, relative to the root).
+# They run in this order with -x, so the fast unit tests come first: most mutants die there.
 DEFAULT_TESTS: dict[str, tuple[str, ...]] = {
-    "src/adbwire/mcp/confirm.py": ("tests/mcp/test_confirmation*.py", "tests/mcp/test_consent*.py"),
+    "src/adbwire/mcp/confirm.py": (
+        "tests/mcp/test_consent_state.py",
+        "tests/mcp/test_consent*.py",
+        "tests/mcp/test_confirmation*.py",
+    ),
     "src/adbwire/mcp/shell_guard.py": ("tests/mcp/test_shell_guard*.py",),
     "src/adbwire/mcp/paths.py": ("tests/mcp/test_paths*.py",),
     "src/adbwire/mcp/policy.py": ("tests/mcp/test_policy*.py",),
@@ -227,7 +232,7 @@ def run(arguments: argparse.Namespace) -> int:
         if status != SURVIVED:
             sys.exit(f"the tests fail ({status}) without any mutant: fix them first")
         if not arguments.timeout:
-            runner.timeout = max(30.0, 3 * seconds + 10)
+            runner.timeout = max(60.0, 4 * seconds + 30)
         print(f"baseline: tests pass in {seconds:.1f} s; per-mutant timeout {runner.timeout:.0f} s")
         outcomes = try_all(runner, spaces, original_text, chosen, verbose=arguments.verbose)
     if digest(module_path) != original_digest:

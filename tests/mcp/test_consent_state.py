@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
+from dataclasses import FrozenInstanceError, replace
 from types import SimpleNamespace
 from typing import Any
 
@@ -194,6 +194,22 @@ def test_the_digest_is_stable_and_covers_every_field() -> None:
         QUESTION.digest(),
     }
     assert len(variants) == 5
+
+
+def test_the_digest_does_not_depend_on_the_order_of_the_arguments() -> None:
+    one = replace(QUESTION, arguments={"package": "com.example.notes", "keep_data": False})
+    other = replace(QUESTION, arguments={"keep_data": False, "package": "com.example.notes"})
+    assert one.digest() == other.digest()
+
+
+def test_a_question_cannot_change_once_asked() -> None:
+    with pytest.raises(FrozenInstanceError):
+        QUESTION.device = "emulator-5554"  # type: ignore[misc]
+
+
+def test_the_requested_field_is_described_for_the_user() -> None:
+    field = confirm.REQUESTED_SCHEMA["properties"]["confirm"]
+    assert field["description"] == "true to run it"
 
 
 def test_the_question_names_operation_device_tool_and_arguments() -> None:
