@@ -17,7 +17,7 @@ from adbwire.device.parsers.component import component_in_activity_record, parse
 from adbwire.device.parsers.crashes import find_anrs, find_crashes
 from adbwire.device.parsers.getprop import parse_getprop, summarize_properties
 from adbwire.device.parsers.input_method import parse_keyboard_shown
-from adbwire.device.parsers.logcat import parse_logcat
+from adbwire.device.parsers.logcat import LogEntry, parse_logcat
 from adbwire.device.parsers.package_info import parse_package_info
 from adbwire.device.parsers.packages import (
     parse_package_list,
@@ -137,4 +137,18 @@ def test_long_hostile_lines_parse_in_linear_time(line: str) -> None:
     parse_package_list(line)
     parse_logcat(line)
     parse_getprop(line)
+    assert time.monotonic() - started < 10.0
+
+
+def test_crash_search_is_linear_in_the_log() -> None:
+    """Each FATAL EXCEPTION used to scan (and copy) the rest of the log: 60 000 lines of
+    crash heads from different processes took minutes. The bound is loose on purpose."""
+    entries = [
+        LogEntry(None, pid, pid, "E", "AndroidRuntime", message, "crash")
+        for pid in range(20_000)
+        for message in ("FATAL EXCEPTION: main", f"Process: com.x{pid}, PID: {pid}")
+    ]
+    entries += [LogEntry(None, 1, 1, "E", "AndroidRuntime", "\tat a.B.c(B.java:1)", None)] * 20_000
+    started = time.monotonic()
+    assert find_crashes(entries) == []  # no exception line: nothing to report
     assert time.monotonic() - started < 10.0

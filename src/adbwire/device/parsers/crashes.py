@@ -63,20 +63,36 @@ def _belongs_to(process: str | None, package: str | None) -> bool:
 
 def find_crashes(entries: Sequence[LogEntry], package: str | None = None) -> list[Crash]:
     """Crashes in ``entries`` (oldest first in, **newest first** out), optionally for one
-    package (its processes, including ``package:service`` ones)."""
-    crashes: list[Crash] = []
-    for number, entry in enumerate(entries):
-        if entry.tag == "AndroidRuntime" and entry.level in "EF":
-            fatal = _FATAL.match(entry.message)
-            if fatal is not None:
-                crash = _java_crash(entries, number, fatal.group("thread"))
-                if crash is not None:
-                    crashes.append(crash)
+    package (its processes, including ``package:service`` ones).
+
+    One pass: each process's ``AndroidRuntime`` E/F lines after its ``FATAL EXCEPTION`` are
+    that crash's body, until a line of another level or the next FATAL of the process (other
+    processes interleave freely). Time is linear in the entries, whatever a device logs."""
+    found: list[_JavaCrash | Crash] = []
+    open_crashes: dict[int, _JavaCrash] = {}
+    for entry in entries:
+        if entry.tag == "AndroidRuntime":
+            if entry.level not in "EF":
+                open_crashes.pop(entry.pid, None)
+            elif (fatal := _FATAL.match(entry.message)) is not None:
+                crash = _JavaCrash(entry, fatal.group("thread"), [])
+                open_crashes[entry.pid] = crash
+                found.append(crash)
+            elif (current := open_crashes.get(entry.pid)) is not None:
+                current.body.append(entry.message)
         elif entry.tag == "libc" and entry.level in "EF":
             native = _NATIVE.match(entry.message)
             if native is not None:
-                crashes.append(_native_crash(entry, native))
-    return [crash for crash in reversed(crashes) if _belongs_to(crash.process, package)]
+                found.append(_native_crash(entry, native))
+    crashes = [
+        item if isinstance(item, Crash) else _java_crash(item.head, item.thread, item.body)
+        for item in found
+    ]
+    return [
+        crash
+        for crash in reversed(crashes)
+        if crash is not None and _belongs_to(crash.process, package)
+    ]
 
 
 def last_crash(entries: Sequence[LogEntry], package: str | None = None) -> Crash | None:
@@ -85,15 +101,16 @@ def last_crash(entries: Sequence[LogEntry], package: str | None = None) -> Crash
     return crashes[0] if crashes else None
 
 
-def _java_crash(entries: Sequence[LogEntry], start: int, thread: str) -> Crash | None:
-    head = entries[start]
-    body: list[str] = []
-    for entry in entries[start + 1 :]:
-        if entry.pid != head.pid or entry.tag != "AndroidRuntime":
-            continue  # other processes interleave their lines
-        if entry.level not in "EF" or _FATAL.match(entry.message):
-            break
-        body.append(entry.message)
+@dataclass
+class _JavaCrash:
+    """A Java crash being collected: its FATAL EXCEPTION line and the body so far."""
+
+    head: LogEntry
+    thread: str
+    body: list[str]
+
+
+def _java_crash(head: LogEntry, thread: str, body: list[str]) -> Crash | None:
     process: str | None = None
     if body and (match := _PROCESS.match(body[0])):
         process = match.group("process")
