@@ -6,7 +6,14 @@ from __future__ import annotations
 import pytest
 
 from adbwire.device.errors import RefusedError
-from adbwire.mcp.shell_guard import MAX_NESTING, Verdict, assess, check_command
+from adbwire.mcp.shell_guard import (
+    MAX_NESTING,
+    MAX_PLACES,
+    MAX_REASON,
+    Verdict,
+    assess,
+    check_command,
+)
 
 # (command line, a reason it must give): catastrophic for sure, never run.
 REFUSED = [
@@ -507,3 +514,29 @@ def test_a_tilde_under_an_unknown_home_is_asked() -> None:
     assert assess("su 0 ls; rm -rf ~").reasons == (
         "recursive deletion of ~ in a directory only known when the line runs",
     )
+
+
+def test_wrappers_count_as_nesting_too() -> None:
+    assert assess("nohup " * MAX_NESTING + "rm -rf /").verdict is Verdict.REFUSE
+    assert assess("nohup " * (MAX_NESTING + 1) + "rm -rf /").reasons == (
+        f"commands nested more than {MAX_NESTING} levels deep",
+    )
+    assert assess("su " * 2000).verdict is Verdict.ASK_EVERY_TIME
+
+
+def test_too_many_places_to_be_is_anywhere() -> None:
+    """Each `cd x;` may fail: after MAX_PLACES of them the guard stops keeping them apart."""
+    few = "cd /data/local/tmp/a || exit; " + "cd b; " * (MAX_PLACES - 1) + "rm -rf x"
+    assert assess(few).verdict is Verdict.ORDINARY
+    many = "cd /data/local/tmp/a || exit; " + "cd b; " * MAX_PLACES + "rm -rf x"
+    assert assess(many).reasons == (
+        "recursive deletion of x in a directory only known when the line runs",
+    )
+
+
+def test_a_long_reason_is_shortened() -> None:
+    (reason,) = assess("rm -rf /" + "a" * 500).reasons
+    assert len(reason) == MAX_REASON
+    assert reason == ("recursive deletion of /" + "a" * 500)[: MAX_REASON - 1] + "…"
+    (short,) = assess("rm -rf /" + "a" * (MAX_REASON - 23)).reasons
+    assert len(short) == MAX_REASON and not short.endswith("…")

@@ -44,6 +44,10 @@ from adbwire.shell_syntax import (
 
 MAX_NESTING = 8
 """`sh -c`, `eval` and `$(…)` inside each other deeper than this are not followed: asked."""
+MAX_REASON = 200
+"""Characters of one reason (an operand may be long); the question shows the whole line."""
+MAX_PLACES = 16
+"""Directories the shell may be in that the guard keeps apart; beyond, it may be anywhere."""
 _START: Cwds = frozenset({"/"})  # `adb shell` starts in /
 _WRITE_OPS = (">", ">>", ">|", "<>")
 
@@ -86,7 +90,10 @@ def check_command(command: str) -> str | None:
 
 
 def _union(first: Cwds, second: Cwds) -> Cwds:
-    return None if first is None or second is None else first | second
+    if first is None or second is None:
+        return None
+    both = first | second
+    return both if len(both) <= MAX_PLACES else None
 
 
 class Guard:
@@ -98,10 +105,10 @@ class Guard:
         """What `~` and a bare `cd` mean; None once the line may have changed it."""
 
     def refuse(self, reason: str) -> None:
-        self._found[reason] = Verdict.REFUSE
+        self._found[_short(reason)] = Verdict.REFUSE
 
     def ask(self, reason: str) -> None:
-        self._found.setdefault(reason, Verdict.ASK_EVERY_TIME)
+        self._found.setdefault(_short(reason), Verdict.ASK_EVERY_TIME)
 
     def assessment(self) -> Assessment:
         verdict = max(self._found.values(), default=Verdict.ORDINARY)
@@ -111,8 +118,7 @@ class Guard:
 
     def source(self, text: str, cwds: Cwds, depth: int) -> Outcome:
         """Check a command line; where the shell may be once it ran."""
-        if depth > MAX_NESTING:
-            self.ask(f"commands nested more than {MAX_NESTING} levels deep")
+        if self.too_deep(depth):
             return None, None
         try:
             script = parse(text)
@@ -185,7 +191,14 @@ class Guard:
 
     def run(self, words: list[Word], cwds: Cwds, depth: int) -> Outcome:
         """Check one command, name and arguments (`shell_commands`)."""
+        if self.too_deep(depth):
+            return None, None
         return run_words(self, words, cwds, depth)
+
+    def too_deep(self, depth: int) -> bool:
+        if depth > MAX_NESTING:
+            self.ask(f"commands nested more than {MAX_NESTING} levels deep")
+        return depth > MAX_NESTING
 
     def inspect_word(self, word: Word, cwds: Cwds, depth: int) -> None:
         for source in substitutions(word):
@@ -250,6 +263,10 @@ class Guard:
                 self.ask(f"{action} {text.text}: the device follows '..' through symlinks")
             elif target.home:
                 self.ask(f"{action} {text.text}: the guard does not know the home directory")
+
+
+def _short(reason: str) -> str:
+    return reason if len(reason) <= MAX_REASON else reason[: MAX_REASON - 1] + "…"
 
 
 def _paths(found: list[Target]) -> str:
