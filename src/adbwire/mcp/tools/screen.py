@@ -1,7 +1,9 @@
 """Screen tools: screenshots that fit, touches by coordinates, keys, and the debug bundle.
 
 Screenshots come back as MCP image content with their metadata; coordinates given in
-screenshot space are mapped back to device pixels with the last screenshot's scale.
+screenshot space are mapped back to device pixels with the last screenshot's scale. A frame
+over the pixel cap, or more bytes than the frame's own header allows, ends the call with
+``output_too_large`` (docs/ui.md, Screenshots, "Untrusted frames").
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ from pydantic import Field
 
 from adbwire.device import commands
 from adbwire.device import input as device_input
+from adbwire.device.errors import ScreenTooLargeError
 from adbwire.device.parsers import Bounds, parse_display_size
 from adbwire.device.screen import Budget, Screenshot, take_screenshot
 from adbwire.device.ui import NoMatchError, compact_tree, read_ui
 from adbwire.device.ui.debug import debug_context as read_debug_context
 from adbwire.device.ui.select import check_fresh
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
+from adbwire.errors import OutputTooLargeError
+from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.paths import open_new_file
 from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
@@ -76,7 +80,28 @@ def _capture(call: ToolCall, args: ShotArgs) -> Screenshot:
     if args.crop_to is not None:
         region = _element_bounds(call, args.crop_to)
     budget = Budget(args.max_edge, args.max_bytes, args.format or "auto")
-    return take_screenshot(client, budget=budget, region=region, history=memory(call))
+    try:
+        return take_screenshot(client, budget=budget, region=region, history=memory(call))
+    except (ScreenTooLargeError, OutputTooLargeError) as exc:
+        raise frame_refused(exc) from None
+
+
+def frame_refused(exc: ScreenTooLargeError | OutputTooLargeError) -> ToolFailure:
+    """``output_too_large`` for a frame refused at its header or cut off past its size; no
+    setting raises these limits (docs/ui.md), so there is nothing to retry."""
+    if isinstance(exc, ScreenTooLargeError):
+        details: dict[str, object] = {
+            "width": exc.width,
+            "height": exc.height,
+            "max_pixels": exc.max_pixels,
+        }
+        return ToolFailure(ErrorCode.OUTPUT_TOO_LARGE, str(exc), details, NextAction.NONE)
+    message = (
+        f"{exc}: more than a frame of the size the device announced takes; "
+        "a broken or hostile device"
+    )
+    details = {"cap_bytes": exc.limit, "read": exc.what}
+    return ToolFailure(ErrorCode.OUTPUT_TOO_LARGE, message, details, NextAction.NONE)
 
 
 def _save(call: ToolCall, shot: Screenshot) -> str | None:
