@@ -17,6 +17,7 @@ bug in one side cannot hide in the other.
 from __future__ import annotations
 
 import datetime
+import functools
 import hashlib
 import logging
 import socket
@@ -59,6 +60,11 @@ def _device_identity() -> AdbKey:
         return _device_key
 
 
+@functools.lru_cache(maxsize=1)
+def _device_certificate(identity: AdbKey) -> x509.Certificate:
+    return certificate_for(identity)
+
+
 def ca_name_for(public_key: rsa.RSAPublicKey) -> x509.Name:
     """The CA name adbd lists for an authorized key."""
     der = public_key.public_bytes(
@@ -73,8 +79,10 @@ def ca_name_for(public_key: rsa.RSAPublicKey) -> x509.Name:
     )
 
 
+@functools.lru_cache(maxsize=256)
 def _name_carrier(name: x509.Name, signer: AdbKey) -> x509.Certificate:
-    """pyOpenSSL adds client CA names from certificates (their subject): one per name."""
+    """pyOpenSSL adds client CA names from certificates (their subject): one per name,
+    made once (signing costs a millisecond or two per key and connection otherwise)."""
     now = datetime.datetime.now(datetime.timezone.utc)
     return (
         x509.CertificateBuilder()
@@ -95,7 +103,7 @@ def _server_connection(
     context = SSL.Context(SSL.TLS_METHOD)
     context.set_min_proto_version(SSL.TLS1_3_VERSION)
     context.set_max_proto_version(SSL.TLS1_3_VERSION)
-    context.use_certificate(certificate_for(identity))
+    context.use_certificate(_device_certificate(identity))
     context.use_privatekey(identity.private_key)
     known = {key.public_numbers() for key in authorized}
 

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 from collections.abc import Sequence
 from typing import Final
 
+from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from OpenSSL import SSL
@@ -76,13 +78,28 @@ def client_connection(keys: Sequence[AdbKey]) -> SSL.Connection:
     context.set_min_proto_version(SSL.TLS1_3_VERSION)
     context.set_max_proto_version(SSL.TLS1_3_VERSION)
     context.set_verify(SSL.VERIFY_NONE)
-    context.use_certificate(certificate_for(keys[0]))
+    context.use_certificate(_certificate(keys[0]))
     context.use_privatekey(keys[0].private_key)
     chooser = _KeyChooser(keys)
     context.set_info_callback(chooser)
     connection = SSL.Connection(context, None)
     connection.set_connect_state()
     return connection
+
+
+_certificates: dict[tuple[int, int], x509.Certificate] = {}
+_certificates_lock = threading.Lock()
+
+
+def _certificate(key: AdbKey) -> x509.Certificate:
+    """The key's certificate, made once per process (a signature costs a millisecond or two
+    per connection otherwise; the device reads only the key in it)."""
+    numbers = key.public_key.public_numbers()
+    with _certificates_lock:
+        certificate = _certificates.get((numbers.n, numbers.e))
+        if certificate is None:
+            certificate = _certificates[(numbers.n, numbers.e)] = certificate_for(key)
+        return certificate
 
 
 class _KeyChooser:
@@ -103,7 +120,7 @@ class _KeyChooser:
             key = self._keys.get(fingerprint)
             if key is not None:
                 log.debug("the device knows %s; presenting it", key.path)
-                connection.use_certificate(certificate_for(key))
+                connection.use_certificate(_certificate(key))
                 connection.use_privatekey(key.private_key)
                 return
         log.debug("the device lists none of our keys; trying the first one")
