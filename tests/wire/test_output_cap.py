@@ -17,6 +17,7 @@ from adbwire.testing.hostile.endless import endless_output
 from adbwire.testing.hostile.files import HostileFiles
 from adbwire.testing.hostile.userland import hostile_userland
 from adbwire.wire import packets as P
+from adbwire.wire.aio import AsyncAdbClient
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.services import sync
@@ -172,3 +173,19 @@ def test_a_shell_packet_still_arriving_counts_against_the_cap() -> None:
         with pytest.raises(OutputTooLargeError):
             client.shell("anything", max_output=CAP, timeout=20)
         assert closed.wait(10), "the host closed the stream"
+
+
+@pytest.mark.anyio
+async def test_the_async_facade_passes_the_cap(
+    sim_device_factory: Factory, adb_key: AdbKey
+) -> None:
+    device = endless_device(sim_device_factory, V2)
+    with client_of(device, adb_key) as client:
+        facade = AsyncAdbClient(client)
+        with pytest.raises(OutputTooLargeError):
+            await facade.shell("yes", max_output=CAP, timeout=30)
+        with pytest.raises(OutputTooLargeError):
+            await facade.shell_argv(["yes"], max_output=CAP, timeout=30)
+        with pytest.raises(OutputTooLargeError):
+            await facade.exec_out("yes", max_output=CAP, timeout=30)
+        assert (await facade.shell("echo ok", max_output=3)).stdout == b"ok\n"

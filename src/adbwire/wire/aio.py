@@ -82,17 +82,35 @@ class AsyncAdbClient:
         return await run_blocking(func, *args, **kwargs)
 
     async def shell(
-        self, command: str, *, stdin: bytes | None = None, timeout: float | None = None
+        self,
+        command: str,
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        max_output: int | None = None,
     ) -> ShellResult:
-        return await run_blocking(self.client.shell, command, stdin=stdin, timeout=timeout)
+        return await run_blocking(
+            self.client.shell, command, stdin=stdin, timeout=timeout, max_output=max_output
+        )
 
     async def shell_argv(
-        self, argv: Sequence[str], *, stdin: bytes | None = None, timeout: float | None = None
+        self,
+        argv: Sequence[str],
+        *,
+        stdin: bytes | None = None,
+        timeout: float | None = None,
+        max_output: int | None = None,
     ) -> ShellResult:
-        return await run_blocking(self.client.shell_argv, argv, stdin=stdin, timeout=timeout)
+        return await run_blocking(
+            self.client.shell_argv, argv, stdin=stdin, timeout=timeout, max_output=max_output
+        )
 
-    async def exec_out(self, command: str, *, timeout: float | None = None) -> bytes:
-        return await run_blocking(self.client.exec_out, command, timeout=timeout)
+    async def exec_out(
+        self, command: str, *, timeout: float | None = None, max_output: int | None = None
+    ) -> bytes:
+        return await run_blocking(
+            self.client.exec_out, command, timeout=timeout, max_output=max_output
+        )
 
     async def aclose(self) -> None:
         await anyio.to_thread.run_sync(self.client.close)
