@@ -8,6 +8,7 @@ import io
 import json
 import shutil
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -19,6 +20,11 @@ from adbwire.cli.progress import ProgressLine, report
 from adbwire.cli.terminal_text import visible
 from adbwire.errors import DeviceCommandError
 from adbwire.testing import SimulatedDevice
+from adbwire.testing.hostile import (
+    ESCAPE_FILE_NAMES,
+    escape_banner_properties,
+    plant_escape_files,
+)
 from adbwire.wire.keys import AdbKey, default_key_path
 from adbwire.wire.services.control import AdbdRestart
 from adbwire.wire.services.install_result import UninstallResult
@@ -246,3 +252,51 @@ def test_device_answers_printed_by_commands_are_visible(
     text = (out + err).decode()
     assert_harmless(text)
     assert r"restarting\x1b[2J\r\x1b]0;pwned\x07 \x9b31m" in text
+
+
+# ---- the simulator's hostile escape modes (adbwire.testing.hostile.escapes) ----------------
+
+
+def test_the_hostile_banner_mode_is_shown_visibly(
+    adbwire_bytes: RunBytes, sim_device_factory: Callable[..., SimulatedDevice]
+) -> None:
+    device = sim_device_factory(banner_properties=escape_banner_properties())
+    status, out, _ = adbwire_bytes("devices", "-l", device.serial)
+    text = out.decode()
+    assert status == 0
+    assert_no_control_characters(text)
+    for value in escape_banner_properties().values():
+        assert visible(value.replace(" ", "_")) in text
+
+
+def test_the_hostile_file_names_are_one_visible_line_each(
+    adbwire_bytes: RunBytes, sim_device: SimulatedDevice
+) -> None:
+    plant_escape_files(sim_device.files, "/sdcard/escapes")
+    status, out, _ = adbwire_bytes("-s", sim_device.serial, "ls", "/sdcard/escapes")
+    text = out.decode()
+    assert status == 0
+    assert_no_control_characters(text)
+    names = [line.split(" ", 3)[3] for line in text.splitlines()]
+    assert sorted(names) == sorted([".", "..", *(visible(n) for n in ESCAPE_FILE_NAMES)])
+    assert r"newline\nfake_entry.txt" in names and "fake_entry.txt" not in names
+
+
+def test_a_failed_pull_names_hostile_files_visibly(
+    adbwire_bytes: RunBytes, sim_device: SimulatedDevice, tmp_path: Path
+) -> None:
+    plant_escape_files(sim_device.files, "/sdcard/escapes")
+    for name in ESCAPE_FILE_NAMES:  # a directory in the way of every file
+        (tmp_path / "escapes" / name).mkdir(parents=True)
+    status, _, err = adbwire_bytes(
+        "-s", sim_device.serial, "pull", "-q", "/sdcard/escapes", str(tmp_path)
+    )
+    text = err.decode()
+    assert status == 1 and text.count("adbwire: error: failed to pull") == len(ESCAPE_FILE_NAMES)
+    assert_no_control_characters(text, allowed="\n")
+    assert r"cr\rinnocent.txt" in text and r"title\x1b]0;owned\x07.txt" in text
+
+
+def assert_no_control_characters(text: str, allowed: str = "\n") -> None:
+    found = sorted({char for char in text if not char.isprintable() and char not in allowed})
+    assert not found, f"raw {found!r} reached the terminal: {text!r}"
