@@ -11,11 +11,13 @@ import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adbwire.errors import RemoteProtocolError, UsageError
 from adbwire.testing.hostile import ALL_SPECIAL_BITS, HostileFiles
+from adbwire.testing.services import sync as sync_service
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import RemoteStat, SyncSession
 from adbwire.wire.services.sync.codec import Expect, Okay, SyncEvent
@@ -289,3 +291,27 @@ def test_the_name_limit_of_the_current_directory_when_no_directory_is_named(
     assert pull_module._name_max("") == 111
     assert pull_module._name_max("out") == 111
     assert asked == [".", "out"]
+
+
+def test_rcv2_only_for_devices_that_announce_sendrecv_v2(
+    sync_device: SyncDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The simulator would answer either; an adbd older than Android 11 knows only RECV."""
+    requests: list[str] = []
+    real_v1, real_v2 = sync_service.do_recv_v1, sync_service.do_recv_v2
+
+    def recv_v1(*args: Any) -> bool:
+        requests.append("RECV")
+        return real_v1(*args)
+
+    def recv_v2(*args: Any) -> bool:
+        requests.append("RCV2")
+        return real_v2(*args)
+
+    monkeypatch.setattr(sync_service, "do_recv_v1", recv_v1)
+    monkeypatch.setattr(sync_service, "do_recv_v2", recv_v2)
+    sync_device.files.write_bytes("/sdcard/r.bin", b"r")
+    assert sync.pull(sync_device.client.connection, "/sdcard/r.bin", str(tmp_path)).ok
+    sync.pull_stream(sync_device.client.connection, "/sdcard/r.bin", io.BytesIO())
+    expected = "RCV2" if sync_device.version == "v2" else "RECV"
+    assert requests == [expected, expected]
