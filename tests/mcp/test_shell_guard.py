@@ -14,6 +14,8 @@ from adbwire.mcp.shell_guard import (
     assess,
     check_command,
 )
+from adbwire.mcp.shell_rules import _FIND_NARROWING
+from adbwire.mcp.shell_wrappers import _SU_VALUES, WRAPPERS
 
 # (command line, a reason it must give): catastrophic for sure, never run.
 REFUSED = [
@@ -219,6 +221,20 @@ REFUSED = [
     ("until rm -rf /data; do :; done", "recursive deletion of /data"),
     ("for x in a; do rm -rf /data; done", "recursive deletion of /data"),
     ("rm -rf /data\nls", "recursive deletion of /data"),
+    ("cd -L /sdcard && rm -rf .", "recursive deletion of /sdcard (as '.')"),
+    ("cp --target-directory=/dev/block/sda x.img", "raw write to the device node /dev/block/sda"),
+    ("cd /sdcard && dd if=x of=/dev/mtd0", "raw write to the device node /dev/mtd0"),
+    ("find / -fls /dev/block/sda", "raw write to the device node /dev/block/sda"),
+    ("find / -fprint0 /dev/block/sda", "raw write to the device node /dev/block/sda"),
+    ("find / -fprintf /dev/block/sda %p", "raw write to the device node /dev/block/sda"),
+    ("vdc volume forget_partition x", "vdc volume forget_partition"),
+    ("ash -c 'rm -rf /'", "recursive deletion of /"),
+    ("dash -c 'rm -rf /'", "recursive deletion of /"),
+    ("ksh -c 'rm -rf /'", "recursive deletion of /"),
+    ("zsh -c 'rm -rf /'", "recursive deletion of /"),
+    ("hush -c 'rm -rf /'", "recursive deletion of /"),
+    ("su --command=ls 0 rm -rf /data", "recursive deletion of /data"),
+    ("env --chdir='/sd*' rm -rf .", "recursive deletion of /sd* (as '.')"),
 ]
 
 # (command line, a reason it must give): the guard cannot know; asked every time.
@@ -298,6 +314,12 @@ ASKED = [
     ("echo ${X:-$(}", "the guard cannot read the command line"),
     ("(" * 3000 + "echo" + ")" * 3000, "nested too deeply for the guard to read"),
     ("eval " * (MAX_NESTING + 2) + "rm -rf /", f"nested more than {MAX_NESTING} levels deep"),
+    ("find /data/local/tmp -fprintf /sdcard/x fmt -delete", "find -delete deletes files"),
+    ("find /data/local/tmp ! -type d -delete", "find -delete deletes files"),
+    *(
+        (f"find / {test} x -delete", "find -delete deletes files only the device knows")
+        for test in sorted(_FIND_NARROWING)
+    ),
 ]
 
 ORDINARY = [
@@ -363,6 +385,13 @@ ORDINARY = [
     "for x; do ls; done",
     "logwrapper ls /",
     "mystery tool arguments",
+    "cp -r /sdcard /data/local/tmp/backup",
+    "truncate -r /dev/block/sda /sdcard/x",
+    "find -L",
+    "find /sdcard",
+    "nice -n",
+    "su -Z u:r:su:s0 rm -rf /odm",  # the first word after su's options is the user: 'rm'
+    "su --shell /x rm -rf /odm",
 ]
 
 
@@ -521,7 +550,7 @@ def test_wrappers_count_as_nesting_too() -> None:
     assert assess("nohup " * (MAX_NESTING + 1) + "rm -rf /").reasons == (
         f"commands nested more than {MAX_NESTING} levels deep",
     )
-    assert assess("su " * 2000).verdict is Verdict.ASK_EVERY_TIME
+    assert assess("su " * 2000).reasons == (f"commands nested more than {MAX_NESTING} levels deep",)
 
 
 def test_too_many_places_to_be_is_anywhere() -> None:
@@ -536,7 +565,27 @@ def test_too_many_places_to_be_is_anywhere() -> None:
 
 def test_a_long_reason_is_shortened() -> None:
     (reason,) = assess("rm -rf /" + "a" * 500).reasons
-    assert len(reason) == MAX_REASON
+    assert len(reason) == MAX_REASON == 200
     assert reason == ("recursive deletion of /" + "a" * 500)[: MAX_REASON - 1] + "…"
     (short,) = assess("rm -rf /" + "a" * (MAX_REASON - 23)).reasons
     assert len(short) == MAX_REASON and not short.endswith("…")
+
+
+VALUE_OPTIONS = [
+    f"{name} {option} rm -rf /data" for name, spec in WRAPPERS.items() for option in spec.values
+]
+
+
+@pytest.mark.parametrize("command", VALUE_OPTIONS)
+def test_the_word_after_an_option_that_takes_a_value_is_that_value(command: str) -> None:
+    """`timeout -s rm -rf /data` names a signal `rm`, not a command: nothing runs rm."""
+    assessment = assess(command)
+    assert assessment.verdict is not Verdict.REFUSE, assessment
+    assert not any("rm" in reason for reason in assessment.reasons), assessment
+
+
+@pytest.mark.parametrize("option", sorted(_SU_VALUES))
+def test_the_word_after_a_su_option_that_takes_a_value_is_not_the_user(option: str) -> None:
+    """`su -s 0 rm -rf /data`: the shell is `0` and the user `rm` (su rejects it)."""
+    assert assess(f"su {option} 0 rm -rf /data").verdict is not Verdict.REFUSE
+    assert assess(f"su {option} x 0 rm -rf /data").verdict is Verdict.REFUSE

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.mcp.shell_guard import MAX_NESTING
+from adbwire.mcp.shell_guard import MAX_NESTING, MAX_PLACES
 from adbwire.mcp.shell_paths import (
     DEVICE_NODES,
     HOME,
@@ -238,3 +238,4 @@ def test_security_md_lists_the_protected_set_and_the_nodes() -> None:
     for pattern in DEVICE_NODES:
         assert f"`{pattern}`" in docs, pattern
     assert f"deeper than {MAX_NESTING} levels" in docs
+    assert f"past {MAX_PLACES} possible directories" in docs
