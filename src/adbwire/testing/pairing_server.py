@@ -97,7 +97,7 @@ class PairingServer:
         self.port = 0
         self._listener: socket.socket | None = None
         self._lock = threading.Lock()
-        self._active = 0
+        self._attempts: set[socket.socket] = set()
         self._threads: list[threading.Thread] = []
 
     @property
@@ -125,8 +125,13 @@ class PairingServer:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Close the port and wait for the connections in progress (each is time-bounded)."""
+        """Close the port, cut the attempts in progress and wait for their threads."""
         self._close_listener()
+        with self._lock:
+            attempts = list(self._attempts)
+        for sock in attempts:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         for thread in list(self._threads):
             if thread is not threading.current_thread():
                 thread.join(timeout)
@@ -158,10 +163,10 @@ class PairingServer:
             except OSError:
                 return
             with self._lock:
-                if self._listener is None or self._active >= MAX_CONNECTIONS:
+                if self._listener is None or len(self._attempts) >= MAX_CONNECTIONS:
                     sock.close()
                     continue
-                self._active += 1
+                self._attempts.add(sock)
             worker = threading.Thread(
                 target=self._serve,
                 args=(sock, f"{peer[0]}:{peer[1]}"),
@@ -195,7 +200,7 @@ class PairingServer:
             with contextlib.suppress(OSError):
                 sock.close()
             with self._lock:
-                self._active -= 1
+                self._attempts.discard(sock)
 
     def _failed(self, reason: str) -> None:
         self.outcome.failures.append(reason)

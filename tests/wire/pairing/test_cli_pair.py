@@ -68,6 +68,15 @@ def test_pair_prints_what_adb_prints(
     assert trusted(device, adb_key)
 
 
+def test_pair_with_another_key(
+    adbwire: Run, pairing: PairingServer, device: SimulatedDevice, other_key: AdbKey
+) -> None:
+    status, _, err = adbwire("pair", "--key", str(other_key.path), pairing.address, CODE)
+    assert (status, err) == (0, "")
+    assert pairing.paired.wait(10)
+    assert trusted(device, other_key)
+
+
 def test_pair_asks_for_the_code_when_omitted(
     adbwire: Run, pairing: PairingServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -189,3 +190,22 @@ def test_nothing_listening(adb_key: AdbKey) -> None:
 def test_timeout_must_be_positive(adb_key: AdbKey) -> None:
     with pytest.raises(UsageError):
         pair("127.0.0.1:1", CODE, adb_key, timeout=0)
+
+
+def test_stop_cuts_an_attempt_in_progress(
+    device: SimulatedDevice, other_key: AdbKey, adb_key: AdbKey
+) -> None:
+    server = PairingServer(device, CODE, device_key=other_key, timeout=60).start()
+    connected = threading.Event()
+
+    def stall(peer: Peer) -> None:
+        with peer.tls(server=False):
+            connected.set()
+            peer.hold()
+
+    with connected_host(adb_key, ("127.0.0.1", server.port), stall):
+        assert connected.wait(WAIT)
+        server.stop()
+        # stop() returned with the attempt ended, long before its 60 s deadline.
+        assert len(server.outcome.failures) == 1
+    assert server.closed.is_set()
