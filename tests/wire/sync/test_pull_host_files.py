@@ -18,6 +18,7 @@ import pytest
 from adbwire.errors import RemoteProtocolError, UsageError
 from adbwire.testing.hostile import ALL_SPECIAL_BITS, HostileFiles
 from adbwire.testing.services import sync as sync_service
+from adbwire.testing.services import sync_transfer
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import RemoteStat, SyncSession
 from adbwire.wire.services.sync.codec import Expect, Okay, SyncEvent
@@ -298,7 +299,7 @@ def test_rcv2_only_for_devices_that_announce_sendrecv_v2(
 ) -> None:
     """The simulator would answer either; an adbd older than Android 11 knows only RECV."""
     requests: list[str] = []
-    real_v1, real_v2 = sync_service.do_recv_v1, sync_service.do_recv_v2
+    real_v1, real_v2 = sync_transfer.do_recv_v1, sync_transfer.do_recv_v2
 
     def recv_v1(*args: Any) -> bool:
         requests.append("RECV")
