@@ -17,8 +17,9 @@ Operators (docs/testing.md lists them with the rules for what is left alone):
 * functions that return a value made to ``return None`` at once.
 
 Left alone, because changing them cannot change behaviour a test could see: docstrings,
-annotations, ``if TYPE_CHECKING:`` blocks, logging calls (``log.*``, ``logger.*``,
-``logging.*``) and the text parts of f-strings.
+annotations and type unions spelled outside them (``Event = A | B``), ``if TYPE_CHECKING:``
+blocks, logging calls (``log.*``, ``logger.*``, ``logging.*``), ``slots=`` flags and the
+text parts of f-strings.
 """
 
 from __future__ import annotations
@@ -141,7 +142,11 @@ def _changes(node: ast.AST, parent: ast.AST | None) -> Iterator[_Change]:
                 return ast.Constant(value=value)  # type: ignore[arg-type]
 
             yield _Change(kind, constant)
-    elif isinstance(node, (ast.BinOp, ast.AugAssign)) and type(node.op) in _BINOP_SWAPS:
+    elif (
+        isinstance(node, (ast.BinOp, ast.AugAssign))
+        and type(node.op) in _BINOP_SWAPS
+        and not _is_type_union(node)
+    ):
 
         def arithmetic(new: ast.AST) -> ast.AST:
             assert isinstance(new, (ast.BinOp, ast.AugAssign))
@@ -215,6 +220,30 @@ def _is_bare_string(node: ast.AST) -> bool:
     )
 
 
+def _is_type_union(node: ast.AST) -> bool:
+    """`A | B | None` spelled outside an annotation (a type alias): a type, not arithmetic."""
+
+    def is_type(part: ast.AST) -> bool:
+        if isinstance(part, ast.BinOp) and isinstance(part.op, ast.BitOr):
+            return is_type(part.left) and is_type(part.right)
+        if isinstance(part, ast.Subscript):
+            return is_type(part.value)
+        if isinstance(part, ast.Constant):
+            return part.value is None
+        name = part.attr if isinstance(part, ast.Attribute) else getattr(part, "id", "")
+        return bool(name) and (name[0].isupper() or name in _BUILTIN_TYPES)
+
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and is_type(node)
+
+
+_BUILTIN_TYPES = {"int", "str", "bytes", "bytearray", "memoryview", "float", "bool", "dict", "list"}
+
+
+def _is_layout_flag(node: ast.AST) -> bool:
+    """`slots=...` of a class decorator: memory layout, not behaviour."""
+    return isinstance(node, ast.keyword) and node.arg == "slots"
+
+
 def _is_type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and ast.unparse(node.test) in {
         "TYPE_CHECKING",
@@ -236,7 +265,7 @@ def _walk(tree: ast.AST) -> Iterator[tuple[ast.AST, ast.AST | None]]:
     stack: list[tuple[ast.AST, ast.AST | None]] = [(tree, None)]
     while stack:
         node, parent = stack.pop()
-        if _is_type_checking(node) or _is_logging_call(node):
+        if _is_type_checking(node) or _is_logging_call(node) or _is_layout_flag(node):
             continue
         if isinstance(node, ast.Expr) and _is_logging_call(node.value):
             continue

@@ -3,7 +3,9 @@ time, commands it does not serve, and ids it does not know (#26 item 7)."""
 
 from __future__ import annotations
 
+import copy
 import struct
+from dataclasses import FrozenInstanceError
 
 import pytest
 
@@ -11,13 +13,17 @@ from adbwire.errors import LocalProtocolError, RemoteProtocolError
 from adbwire.wire import packets as P
 from adbwire.wire.banner import host_banner
 from adbwire.wire.protocol import (
+    INITIAL_RECEIVE_WINDOW,
     STLS_VERSION,
     AuthChallenge,
     Connected,
     ConnectionState,
     HostProtocol,
     Reply,
+    StreamClosed,
+    StreamData,
     StreamOpened,
+    StreamRefused,
     StreamWritable,
     TlsRequested,
 )
@@ -47,13 +53,22 @@ def test_local_ids_wrap_to_one_never_zero_nor_past_31_bits() -> None:
 
 def test_a_wrapped_id_skips_streams_still_open() -> None:
     protocol = online()
-    first, _ = protocol.open("shell:long-lived")
-    second, _ = protocol.open("shell:also")
+    held = [protocol.open(f"shell:long-lived {number}")[0] for number in range(3)]
     protocol._next_local_id = LAST_ID
     wrapped = [protocol.open(f"shell:{number}")[0] for number in range(2)]
-    assert wrapped == [LAST_ID, 3], "ids 1 and 2 belong to streams still open"
-    assert protocol.streams[first].service == "shell:long-lived"
-    assert protocol.streams[second].service == "shell:also"
+    assert wrapped == [LAST_ID, 4], "ids 1 to 3 belong to streams still open"
+    for number, local_id in enumerate(held):
+        assert protocol.streams[local_id].service == f"shell:long-lived {number}"
+
+
+def test_skipping_past_the_last_id_wraps_to_one() -> None:
+    protocol = online()
+    protocol._next_local_id = LAST_ID - 1
+    top = [protocol.open("shell:a")[0], protocol.open("shell:b")[0]]
+    assert top == [LAST_ID - 1, LAST_ID]
+    protocol._next_local_id = LAST_ID - 1
+    assert protocol.open("shell:c")[0] == 1, "both top ids are held"
+    assert protocol.open("shell:d")[0] == 2
 
 
 def test_an_id_freed_by_close_is_used_again_after_the_wrap() -> None:
@@ -69,6 +84,35 @@ def test_the_open_packet_names_the_local_id_and_the_service() -> None:
     local_id, packet = protocol.open("sync:")
     assert (packet.command, packet.arg0, packet.arg1) == (P.A_OPEN, local_id, 0)
     assert packet.payload == b"sync:\0"
+
+
+def test_under_delayed_ack_open_announces_a_one_mebibyte_window() -> None:
+    protocol = online(banner=DEVICE_DELAYED)
+    _, packet = protocol.open("sync:")
+    assert packet.arg1 == 1024 * 1024 == INITIAL_RECEIVE_WINDOW
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        Connected(DEVICE, 1, 2),
+        AuthChallenge(b"t"),
+        TlsRequested(1),
+        StreamOpened(1),
+        StreamRefused(1),
+        StreamData(1, b"x"),
+        StreamWritable(1),
+        StreamClosed(1),
+        Reply(P.Packet(P.A_OKAY, 1, 2)),
+    ],
+    ids=lambda event: type(event).__name__,
+)
+def test_events_are_immutable_values(event: object) -> None:
+    """An event crosses from the reader thread to a stream's consumer: nobody may change it."""
+    field = next(iter(event.__dataclass_fields__))  # type: ignore[attr-defined]
+    with pytest.raises(FrozenInstanceError):
+        setattr(event, field, None)
+    assert event == copy.copy(event)
 
 
 # ---------------------------------------------------------------- AUTH and STLS
@@ -99,10 +143,19 @@ def test_sign_and_offer_need_a_challenge_first() -> None:
         protocol.sign(b"sig")
 
 
-def test_a_public_key_already_ending_in_nul_is_sent_as_is() -> None:
+def test_signature_and_public_key_packets() -> None:
     protocol = HostProtocol(host_banner())
     feed(protocol, P.Packet(P.A_AUTH, P.AUTH_TOKEN, 0, b"t" * 20))
-    assert protocol.offer_public_key(b"key\0").payload == b"key\0"
+    signed = protocol.sign(b"sig")
+    assert (signed.command, signed.arg0, signed.arg1, signed.payload) == (
+        P.A_AUTH,
+        P.AUTH_SIGNATURE,
+        0,
+        b"sig",
+    )
+    offered = protocol.offer_public_key(b"key\0")
+    assert (offered.command, offered.arg0, offered.arg1) == (P.A_AUTH, P.AUTH_RSAPUBLICKEY, 0)
+    assert offered.payload == b"key\0", "already NUL-terminated: sent as is"
 
 
 def test_under_tls_auth_is_ignored_and_stls_answered_once() -> None:
