@@ -315,3 +315,23 @@ def test_a_token_is_a_challenge_carrying_its_bytes() -> None:
     protocol = HostProtocol(host_banner())
     token = bytes(range(20))
     assert feed(protocol, P.Packet(P.A_AUTH, P.AUTH_TOKEN, 0, token)) == [AuthChallenge(token)]
+
+
+def test_after_the_link_is_lost_nothing_opens() -> None:
+    protocol = online()
+    protocol.connection_lost()
+    with pytest.raises(LocalProtocolError, match="cannot open 'shell:' while closed"):
+        protocol.open("shell:")
+
+
+def test_each_batch_of_credit_counts_from_zero() -> None:
+    protocol = online(banner=DEVICE_DELAYED)
+    local_id, _ = protocol.open("sync:")
+    feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<I", 100)))
+    batch = protocol.receive_window // 4
+    for _ in range(2):
+        assert protocol.acknowledge(local_id, batch - 1) is None
+        ack = protocol.acknowledge(local_id, 1)
+        assert ack is not None
+        assert (ack.command, ack.arg0, ack.arg1) == (P.A_OKAY, local_id, 5)
+        assert ack.payload == struct.pack("<I", batch)
