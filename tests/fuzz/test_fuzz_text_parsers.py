@@ -4,6 +4,7 @@ DeviceCommandError (an error reply); nothing else, and in time linear in the inp
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable
 
@@ -127,16 +128,29 @@ def test_a_malformed_uid_field_is_part_of_the_name_not_a_crash(line: str) -> Non
         "05-02 10:15:00.000 1 2 I " + " " * 200_000 + "x",
         "I/" + "(" * 200_000,
         "[a]: [" + "]" * 200_000,
+        "\r" * 200_000,
+        "  level: x" + " " * 200_000 + "y",
     ],
-    ids=["pm spaces", "pm fields", "logcat spaces", "logcat brackets", "getprop brackets"],
+    ids=[
+        "pm spaces",
+        "pm fields",
+        "logcat spaces",
+        "logcat brackets",
+        "getprop brackets",
+        "carriage returns",
+        "battery spaces",
+    ],
 )
 def test_long_hostile_lines_parse_in_linear_time(line: str) -> None:
-    """Before the fix, 16 KB of spaces in a `pm list packages` line took 9 s (quadratic
-    backtracking); 200 KB would take over 20 minutes. The bound is loose on purpose."""
+    """Before the fixes, 16 KB of spaces in a `pm list packages` line took 9 s and 20 KB in
+    a `dumpsys battery` value 19 s, 20 KB of "\\r" 3 s to split into lines (quadratic
+    backtracking); 200 KB would take minutes to hours. The bound is loose on purpose."""
     started = time.monotonic()
     parse_package_list(line)
     parse_logcat(line)
     parse_getprop(line)
+    with contextlib.suppress(DeviceCommandError):
+        parse_battery("Current Battery Service state:\n" + line)
     assert time.monotonic() - started < 10.0
 
 

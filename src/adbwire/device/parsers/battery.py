@@ -25,7 +25,9 @@ _POWER_SOURCES = (
     ("Dock powered", "dock"),
 )
 # Two-space indented "key: value" lines; the one-space " Time when ..." notes are skipped.
-_FIELD = re.compile(r"^  (\S[^:]*):\s*(.*?)\s*$")
+# The value is stripped with str.strip: r"\s*(.*?)\s*$" backtracks quadratically over a
+# run of spaces inside a value.
+_FIELD = re.compile(r"^  (\S[^:]*):")
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ def parse_battery(text: str) -> BatteryStatus:
     for line in lines_of(text):
         match = _FIELD.match(line)
         if match is not None and match.group(1) not in fields:
-            fields[match.group(1)] = match.group(2)
+            fields[match.group(1)] = line[match.end() :].strip()
     if "level" not in fields and "status" not in fields:
         raise output_error("dumpsys battery", "no battery state in the output", text)
 
