@@ -21,6 +21,7 @@ from adbwire.errors import (
     DisconnectedError,
     RemoteProtocolError,
     StreamRefusedError,
+    TlsRejectedError,
     TransportError,
     UsageError,
 )
@@ -121,14 +122,21 @@ class Connection:
         self._send(self._protocol.connect_packet())
         remaining_keys = list(keys)
         deadline = Deadline(self.timeouts.connect, f"connecting to {self.transport.address}")
+        tls_established = False
         while True:
-            event = self._next_handshake_event(deadline)
+            try:
+                event = self._next_handshake_event(deadline)
+            except DisconnectedError as lost:
+                if tls_established:
+                    raise self._refused_after_tls(lost) from lost
+                raise
             if isinstance(event, Connected):
                 self._notify_state(ConnectionState.ONLINE)
                 log.debug("connected to %s: %s", self.transport.address, event.banner)
                 return
             if isinstance(event, TlsRequested):
                 self._start_tls(keys, deadline)
+                tls_established = True
                 continue
             assert isinstance(event, AuthChallenge)
             if remaining_keys:
@@ -168,6 +176,16 @@ class Connection:
         start_tls(tls_keys, deadline)
         log.debug("%s: TLS established", self.transport.address)
         self._tls_done.set()
+
+    def _refused_after_tls(self, lost: DisconnectedError) -> TlsRejectedError:
+        # TLS 1.3 ends our side of the handshake before the device has judged our certificate:
+        # a device that refuses the key may close the link with its alert lost to a reset.
+        return TlsRejectedError(
+            f"{self.transport.address} closed the connection right after the TLS handshake, "
+            f"before it said hello ({lost}): it most likely does not know this computer's adb "
+            "key. Pair first: adbwire pair HOST:PAIRING_PORT (the address and code under "
+            "'Pair device with pairing code' in Wireless debugging), then connect again"
+        )
 
     def _next_handshake_event(self, deadline: Deadline) -> Event:
         with self._changed:

@@ -4,6 +4,7 @@ connect timeout, never a hang."""
 from __future__ import annotations
 
 import socket
+import struct
 import time
 
 import pytest
@@ -12,6 +13,7 @@ from adbwire.errors import (
     AdbTimeoutError,
     DisconnectedError,
     RemoteProtocolError,
+    TlsRejectedError,
     UsageError,
 )
 from adbwire.testing import tls as device_tls
@@ -139,3 +141,23 @@ def test_a_device_silent_after_the_handshake_times_out(adb_key: AdbKey) -> None:
         with pytest.raises(AdbTimeoutError, match="connecting"):
             AdbClient.connect_tcp(address, [adb_key], timeouts=FAST)
         assert time.monotonic() - started < FAST.connect + 3.0
+
+
+def test_a_device_that_hangs_up_after_the_handshake_means_pair_first(adb_key: AdbKey) -> None:
+    """TLS 1.3 ends the client's handshake before the device has judged its certificate, so a
+    device that refuses the key may just close the link (its alert lost to a reset): before
+    the device's CNXN that still means the key is unknown."""
+
+    def script(peer: PeerSocket) -> None:
+        ask_for_tls(peer)
+        server = device_tls.accept_tls(peer.sock, [], auth_required=False, initial=b"")
+        assert server is not None
+        peer.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        peer.sock.close()  # a reset, no alert and no CNXN
+
+    with (
+        fake_device(script) as (address, _),
+        pytest.raises(TlsRejectedError, match="adbwire pair") as caught,
+    ):
+        AdbClient.connect_tcp(address, [adb_key], timeouts=FAST)
+    assert "right after the TLS handshake" in str(caught.value)
