@@ -30,6 +30,7 @@ TESTING_MAY_IMPORT = (
     "adbwire.wire.timeouts",
     "adbwire.wire.tls",  # wireless debugging: certificates and the TLS channel of either side
     "adbwire.wire.pairing",  # wireless debugging: the pairing protocol of either side
+    "adbwire.wire.mdns",  # wireless debugging: mDNS service types and QR payloads
 )
 # Product code that may start a simulated device: the commands that exist to run one.
 MAY_IMPORT_TESTING = {"cli/simulate.py", "cli/demo.py", "mcp/launch.py", "pytest_plugin.py"}

@@ -7,7 +7,9 @@ scripts can start it with `--port 0` and read where it listens.
 
 With `--wireless` it is a phone with Wireless debugging on: TLS on the main port, no key
 trusted until a host pairs (or `--authorized-keys`), and a pairing port whose address is the
-second line on stdout (docs/wireless.md).
+second line on stdout (docs/wireless.md). Where multicast works it advertises both by mDNS,
+as a phone does (`--no-mdns` turns that off); `--qr-payload` plays a phone that scanned
+`adbwire pair --qr`'s QR code: the pairing service takes the QR's name and password.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from adbwire.wire.keys import load_keys
 
 if TYPE_CHECKING:
     from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice
+    from adbwire.testing.pairing_server import PairingServer
     from adbwire.testing.userland import Userland
+    from adbwire.wire.mdns.names import QrPairing
 
 VERSIONS = {"0x01000000": P.VERSION_CHECKSUMMED, "0x01000001": P.VERSION_SKIP_CHECKSUM}
 
@@ -81,6 +85,17 @@ def register(commands: Any) -> None:
         metavar="CODE",
         help="the 6-digit pairing code (default: a random one, printed)",
     )
+    wireless.add_argument(
+        "--qr-payload",
+        metavar="TEXT",
+        help="act as if the phone scanned this QR code (WIFI:T:ADB;S:NAME;P:PASSWORD;;): "
+        "pair with its password, advertise the pairing port under its name",
+    )
+    wireless.add_argument(
+        "--no-mdns",
+        action="store_true",
+        help="do not advertise the wireless services by mDNS",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -93,8 +108,10 @@ def build_options(args: argparse.Namespace) -> DeviceOptions:
         raise UsageError(f"--max-payload must be within 256..{P.MAX_PAYLOAD}")
     if args.accept_delay < 0:
         raise UsageError("--accept-delay cannot be negative")
-    if not args.wireless and (args.pair_code is not None or args.pair_port):
-        raise UsageError("--pair-port and --pair-code need --wireless")
+    if not args.wireless and (args.pair_code is not None or args.pair_port or args.qr_payload):
+        raise UsageError("--pair-port, --pair-code and --qr-payload need --wireless")
+    if args.pair_code is not None and args.qr_payload is not None:
+        raise UsageError("--pair-code and --qr-payload exclude each other: the QR code has one")
     if not 0 <= args.pair_port < 65536:
         raise UsageError("--pair-port must be within 0..65535")
     features = tuple(f for f in DEVICE_FEATURES if not (args.no_shell_v2 and f == "shell_v2"))
@@ -120,9 +137,17 @@ def pairing_code(args: argparse.Namespace) -> str:
     """The code of --pair-code (6 digits), or a random one as a phone shows."""
     from adbwire.wire.pairing.client import check_pairing_code  # noqa: PLC0415
 
+    if args.qr_payload is not None:
+        return _qr(args).password
     if args.pair_code is None:
         return f"{secrets.randbelow(1_000_000):06d}"
     return check_pairing_code(args.pair_code)
+
+
+def _qr(args: argparse.Namespace) -> QrPairing:
+    from adbwire.wire.mdns.names import parse_qr_payload  # noqa: PLC0415
+
+    return parse_qr_payload(args.qr_payload)
 
 
 def _trusted_keys(path: Path | None) -> list[str]:
@@ -165,14 +190,41 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         if args.wireless:
-            _start_pairing(running, device, code, args.pair_port)
+            pairing = _start_pairing(running, device, code, args.pair_port)
+            if not args.no_mdns:
+                name = _qr(args).name if args.qr_payload is not None else None
+                _advertise(running, device, pairing, name)
         stop.wait()
     return 0
 
 
+def _advertise(
+    running: contextlib.ExitStack,
+    device: SimulatedDevice,
+    pairing: PairingServer,
+    pairing_name: str | None,
+) -> None:
+    """Advertise by mDNS as a phone does; where multicast does not work, say so and go on."""
+    from adbwire.errors import TransportError  # noqa: PLC0415
+    from adbwire.testing.mdns_advertiser import advertise_wireless_device  # noqa: PLC0415
+
+    try:
+        advertiser = advertise_wireless_device(device, pairing, pairing_name=pairing_name)
+    except TransportError as error:
+        print(f"adbwire: not advertised by mDNS: {error}", file=sys.stderr, flush=True)
+        return
+    running.callback(advertiser.close)
+    print(
+        f"adbwire: advertised by mDNS: {pairing.guid} (_adb-tls-connect._tcp), "
+        f"{pairing_name or pairing.guid} (_adb-tls-pairing._tcp)",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _start_pairing(
     running: contextlib.ExitStack, device: SimulatedDevice, code: str, port: int
-) -> None:
+) -> PairingServer:
     """Open the pairing port; its address is the second line on stdout."""
     from adbwire.testing.pairing_server import PairingServer  # noqa: PLC0415
 
@@ -184,3 +236,4 @@ def _start_pairing(
         file=sys.stderr,
         flush=True,
     )
+    return server
