@@ -33,6 +33,7 @@ from adbwire.device.parsers.window import (
 )
 from adbwire.errors import DeviceCommandError
 from adbwire.testing.scenario import load_scenario
+from adbwire.wire.services.install_result import parse_answer
 from tests.device_outputs import DEVICE_OUTPUTS
 from tests.fuzz.strategies import FUZZ, mutated_text
 
@@ -63,6 +64,11 @@ SEEDS: dict[str, list[str]] = {
     "window": _captures("dumpsys_window"),
     "logcat": [*_captures("logcat"), _SCENARIO.logcat.get("crash", ""), "--------- beginning"],
     "pm": PM_LIST,
+    "install": [
+        "Performing Streamed Install\nSuccess\n",
+        "Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code 1]",
+        "adb: failed to install: Failure [INSTALL_PARSE_FAILED_NO_CERTIFICATES]\r\n",
+    ],
     "wm": [
         "Physical size: 1080x2400\nOverride size: 720x1600\n",
         "Physical density: 420\nOverride density: 560\n",
@@ -86,6 +92,7 @@ PARSERS: list[tuple[str, str, Parser]] = [
     ("wm size", "wm", parse_display_size),
     ("wm density", "wm", parse_density),
     ("input_method", "wm", parse_keyboard_shown),
+    ("pm install answer", "install", parse_answer),
 ]
 
 
