@@ -48,7 +48,7 @@ class Userland:
         )
         if not command_line.strip():
             return interactive(self.device, io, streams, pty=pty)
-        return run_command_line(self.device, command_line, streams, lambda: io.cancelled)
+        return run_command_line(self.device, command_line, streams, lambda: io.cancelled, pty=pty)
 
     def install_apk(
         self, apk: bytes | BinaryIO, size: int, options: Sequence[str]

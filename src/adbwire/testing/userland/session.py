@@ -11,14 +11,21 @@ from adbwire.testing.userland.process import ProcessIO, Streams
 from adbwire.testing.userland.shell.interp import ExitShell, Shell
 
 
-def new_shell(device: Device, cancelled: Callable[[], bool]) -> Shell:
-    return Shell(device, device.environment(), cwd="/", pid=device.next_pid(), cancelled=cancelled)
+def new_shell(device: Device, cancelled: Callable[[], bool], *, pty: bool = False) -> Shell:
+    shell = Shell(device, device.environment(), cwd="/", pid=device.next_pid(), cancelled=cancelled)
+    shell.pty = pty
+    return shell
 
 
 def run_command_line(
-    device: Device, command_line: str, streams: Streams, cancelled: Callable[[], bool]
+    device: Device,
+    command_line: str,
+    streams: Streams,
+    cancelled: Callable[[], bool],
+    *,
+    pty: bool = False,
 ) -> int:
-    shell = new_shell(device, cancelled)
+    shell = new_shell(device, cancelled, pty=pty)
     try:
         return shell.run_source(command_line, streams) & 0xFF
     except ExitShell as exc:
@@ -27,7 +34,7 @@ def run_command_line(
 
 def interactive(device: Device, io: ProcessIO, streams: Streams, *, pty: bool) -> int:
     """`adb shell` with no command: read lines, run each complete command, until EOF/exit."""
-    shell = new_shell(device, lambda: io.cancelled)
+    shell = new_shell(device, lambda: io.cancelled, pty=pty)
     shell.interactive = True
     pending = ""
     buffered = b""

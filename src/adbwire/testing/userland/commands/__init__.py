@@ -4,23 +4,32 @@ from __future__ import annotations
 
 from adbwire.testing.userland.commands import (
     activity,
+    awk,
     basic,
+    checksums,
+    dd,
     dumpsys,
+    fileops,
     files,
     filestat,
+    find,
     input,
     logcat,
     packages,
     paths,
     screen,
+    sed,
     system,
+    terminal,
     text,
+    textedit,
     toybox,
 )
 from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
-             screen, logcat, toybox)  # fmt: skip
+             screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
+             toybox)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

@@ -97,10 +97,8 @@ def _format_once(fmt: str, args: list[str]) -> tuple[str, int]:
     return "".join(pieces), consumed
 
 
-def printf(inv: Invocation) -> int:
-    if not inv.args:
-        return inv.fail("Need 1 argument")
-    fmt, args = inv.args[0], inv.args[1:]
+def format_printf(fmt: str, args: list[str]) -> str:
+    """printf(1): the format is reused until every argument is consumed."""
     out: list[str] = []
     while True:
         text, used = _format_once(fmt, args)
@@ -108,7 +106,13 @@ def printf(inv: Invocation) -> int:
         args = args[used:]
         if not args or used == 0:
             break
-    inv.out("".join(out))
+    return "".join(out)
+
+
+def printf(inv: Invocation) -> int:
+    if not inv.args:
+        return inv.fail("Need 1 argument")
+    inv.out(format_printf(inv.args[0], inv.args[1:]))
     return 0
 
 
@@ -123,6 +127,8 @@ def _test(inv: Invocation, args: list[str]) -> int:
         op, operand = args
         if op in ("-z", "-n"):
             return 0 if (operand == "") == (op == "-z") else 1
+        if op == "-t":  # a terminal only when the session asked for a pty
+            return 0 if operand in ("0", "1", "2") and inv.shell.pty else 1
         try:
             mode = inv.device.files.stat(inv.path(operand)).mode
             size = inv.device.files.stat(inv.path(operand)).size

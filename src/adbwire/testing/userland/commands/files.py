@@ -95,7 +95,7 @@ def ls(inv: Invocation) -> int:
     for operand in operands or ["."]:
         path = inv.path(operand)
         try:
-            st = files.stat(path)
+            st = files.stat(path, follow=not {"l", "d"} & flags)  # -l shows a link itself
         except FsError as exc:
             inv.err(f"ls: {operand}: {exc.message}\n")
             status = 1

@@ -7,9 +7,11 @@ from typing import Final
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 APPLETS: Final = (
-    *("cat", "cp", "date", "echo", "env", "false", "grep", "head", "id", "ls", "mkdir", "mv"),
-    *("pidof", "printf", "ps", "pwd", "readlink", "realpath", "rm", "sleep", "sort", "stat"),
-    *("tail", "test", "touch", "true", "uname", "wc", "whoami"),
+    *("awk", "basename", "cat", "chmod", "cp", "cut", "date", "dd", "df", "dirname", "du"),
+    *("echo", "env", "false", "find", "grep", "head", "id", "ln", "ls", "md5sum"),
+    *("mkdir", "mv", "pidof", "printf", "ps", "pwd", "readlink", "realpath", "rm", "sed"),
+    *("sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "sleep", "sort", "stat"),
+    *("tail", "test", "touch", "tr", "true", "tty", "uname", "uptime", "wc", "whoami", "xargs"),
 )
 
 

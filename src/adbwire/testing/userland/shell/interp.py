@@ -123,6 +123,7 @@ class Shell:
         self.cancelled = cancelled
         self.last_status = 0
         self.interactive = False
+        self.pty = False
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
 
     # -- expansion host ----------------------------------------------------------------------
@@ -178,6 +179,7 @@ class Shell:
             cancelled=self.cancelled,
         )
         child.last_status = self.last_status
+        child.pty = self.pty
         return child
 
     def resolve(self, path: str) -> str:
