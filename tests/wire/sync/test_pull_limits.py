@@ -11,8 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.errors import AdbTimeoutError, UsageError
+from adbwire.errors import AdbTimeoutError, SyncFailError, UsageError
+from adbwire.testing import DeviceFiles
+from adbwire.testing.fs_types import FileStat, FsError
 from adbwire.testing.hostile import HostileFiles
+from adbwire.testing.services import sync as sync_service
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import SyncSession, WalkLimitError
 from adbwire.wire.services.sync.pull import MinRate, _Pace
@@ -279,3 +282,25 @@ def test_max_depth_zero_pulls_the_top_directory_only(v2_device: SyncDevice, tmp_
     )
     assert (tmp_path / "z" / "top.txt").read_bytes() == b"top"
     assert [f.source for f in result.failed] == ["/sdcard/z/deep"]
+
+
+def test_a_file_the_device_will_not_stat_is_not_pulled_under_a_minimum_rate(
+    v2_device: SyncDevice, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a size, bytes past it could earn time without end: the stat must answer."""
+    v2_device.files.write_bytes("/sdcard/hidden.bin", b"h" * 100)
+    real_lookup = sync_service._lookup
+
+    def hiding(files: DeviceFiles, path: str, *, follow: bool) -> FileStat | FsError:
+        if path == "/sdcard/hidden.bin":
+            return FsError.of("ENOENT", path)
+        return real_lookup(files, path, follow=follow)
+
+    monkeypatch.setattr(sync_service, "_lookup", hiding)
+    connection = v2_device.client.connection
+    with pytest.raises(SyncFailError, match=r"^/sdcard/hidden\.bin: No such file or directory$"):
+        sync.pull_stream(connection, "/sdcard/hidden.bin", io.BytesIO(), min_rate=100)
+    totals: list[int | None] = []
+    sink = io.BytesIO()
+    sync.pull_stream(connection, "/sdcard/hidden.bin", sink, progress=lambda d, t: totals.append(t))
+    assert (sink.getvalue(), set(totals)) == (b"h" * 100, {None})  # no rate: pulled as before

@@ -103,8 +103,9 @@ def pull_stream(
 ) -> int:
     """Write the device file `remote` into `sink`; returns the byte count.
 
-    A FAIL raises SyncFailError naming `remote`; a pull slower than `min_rate` (see the
-    module's docstring) raises AdbTimeoutError. What was written before a failure stays
+    A FAIL raises SyncFailError naming `remote` (so does a failed stat when `min_rate` is
+    set: its deadline needs the size); a pull slower than `min_rate` (see the module's
+    docstring) raises AdbTimeoutError. What was written before a failure stays
     in `sink` (the caller owns it).
     """
     rate = min_rate_of(min_rate, rate_grace)
@@ -112,6 +113,8 @@ def pull_stream(
         total = None
         if progress is not None or rate is not None:
             reply = stat_reply(session, remote, follow=True)
+            if reply.error and rate is not None:  # the rate's deadline needs the size
+                raise SyncFailError(remote, codec.errno_text(reply.error))
             total = None if reply.error else reply.stat.size
         ledger = Ledger("pull", total, progress)
         return receive(session, remote, _stream_writer(sink), ledger, size=total, rate=rate)
