@@ -335,3 +335,12 @@ def test_each_batch_of_credit_counts_from_zero() -> None:
         assert ack is not None
         assert (ack.command, ack.arg0, ack.arg1) == (P.A_OKAY, local_id, 5)
         assert ack.payload == struct.pack("<I", batch)
+
+
+def test_a_stream_has_no_credit_until_the_device_grants_it() -> None:
+    protocol = online(banner=DEVICE_DELAYED)
+    local_id, _ = protocol.open("sync:")
+    assert protocol.write_limit(local_id) == 0
+    assert not protocol.can_write(local_id)
+    feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<I", 100)))
+    assert protocol.write_limit(local_id) == 100
