@@ -11,6 +11,7 @@ failure is an FsError with the device's errno, never a host OSError.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import os
@@ -19,14 +20,14 @@ import stat as stat_module
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Concatenate, Final, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, BinaryIO, Concatenate, Final, ParamSpec, Protocol, TypeVar
 
 from adbwire.testing.fs_types import FileStat, FsError, ParentDirError, fs_error
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
 
-__all__ = ["DeviceFiles", "FileStat", "FsError", "ParentDirError"]
+__all__ = ["DeviceFiles", "FileStat", "FsError", "Ownership", "ParentDirError"]
 
 MAX_SYMLINK_HOPS: Final = 40
 NAME_MAX: Final = 255
@@ -87,8 +88,23 @@ class _CappedFile(io.FileIO):
         return written
 
 
+class Ownership(Protocol):
+    """Who owns each file: the host's owners mean nothing on the device (the userland's)."""
+
+    def owner_of(self, canonical: str) -> tuple[int, int] | None: ...
+
+    def created(self, canonical: str) -> None: ...
+
+    def moved(self, old: str, new: str) -> None: ...
+
+    def removed(self, canonical: str) -> None: ...
+
+
 class DeviceFiles:
     """The device's file tree, backed by a real host directory (so memory stays constant)."""
+
+    ownership: Ownership | None = None
+    """Set by the userland: uid/gid in every stat, recorded as files are made."""
 
     def __init__(
         self,
@@ -178,7 +194,12 @@ class DeviceFiles:
     @_device_errors
     def stat(self, device_path: str, *, follow: bool = True) -> FileStat:
         """stat(2), or lstat(2) with follow=False (but `link/` is always followed)."""
-        return FileStat.from_os(self.host_path(device_path, follow=follow).lstat())
+        canonical = self.resolve(device_path, follow=follow)
+        return self._owned(canonical, FileStat.from_os(self._host(canonical).lstat()))
+
+    def _owned(self, canonical: str, st: FileStat) -> FileStat:
+        owner = self.ownership.owner_of(canonical) if self.ownership is not None else None
+        return st if owner is None else dataclasses.replace(st, uid=owner[0], gid=owner[1])
 
     def exists(self, device_path: str, *, follow: bool = True) -> bool:
         try:
@@ -189,11 +210,13 @@ class DeviceFiles:
 
     @_device_errors
     def listdir(self, device_path: str) -> list[tuple[str, FileStat]]:
-        host = self.host_path(device_path)
+        canonical = self.resolve(device_path)
+        host = self._host(canonical)
         entries: list[tuple[str, FileStat]] = []
         for name in sorted(os.listdir(host)):
             try:
-                entries.append((name, FileStat.from_os((host / name).lstat())))
+                st = FileStat.from_os((host / name).lstat())
+                entries.append((name, self._owned(f"{canonical.rstrip('/')}/{name}", st)))
             except OSError:
                 continue  # vanished meanwhile
         return entries
@@ -257,6 +280,8 @@ class DeviceFiles:
         except OSError:
             file.close()
             raise
+        if self.ownership is not None:
+            self.ownership.created(canonical)
         return file
 
     def write_file(self, device_path: str, data: bytes, mode: int = 0o100666) -> None:
@@ -285,12 +310,15 @@ class DeviceFiles:
     @_device_errors
     def mkdir(self, device_path: str, *, parents: bool = False) -> None:
         host = self._writable_host_path(device_path)
+        existed = host.exists()
         try:
             host.mkdir(parents=parents, exist_ok=parents)
         except FileExistsError as error:
             raise FsError.of("EEXIST", device_path) from error
         if parents and not host.is_dir():
             raise FsError.of("EEXIST", device_path)
+        if self.ownership is not None and not existed:
+            self.ownership.created(self.resolve(device_path))
 
     @_device_errors
     def remove(self, device_path: str, *, recursive: bool = False) -> None:
@@ -307,6 +335,8 @@ class DeviceFiles:
             shutil.rmtree(host)
         else:
             host.rmdir()
+        if self.ownership is not None:
+            self.ownership.removed(self.resolve(device_path, follow=False))
 
     @_device_errors
     def rename(self, device_path: str, new_path: str) -> None:
@@ -319,6 +349,10 @@ class DeviceFiles:
         except FsError as error:
             raise FsError(error.errno_name, error.message, device_path) from error
         os.rename(source, target)
+        if self.ownership is not None:
+            self.ownership.moved(
+                self.resolve(device_path, follow=False), self.resolve(new_path, follow=False)
+            )
 
     @_device_errors
     def symlink(self, device_path: str, target: str) -> None:
@@ -333,6 +367,8 @@ class DeviceFiles:
         if parent_missing:
             self._make_parents(host, device_path)
         os.symlink(target, host)
+        if self.ownership is not None:
+            self.ownership.created(canonical)
 
     # ---- scenario set-up helpers (they ignore read_only, as a system image would) -------
 

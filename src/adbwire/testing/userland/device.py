@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import contextlib
 import itertools
+import os
 from datetime import datetime
 
 from adbwire.testing.device_files import DeviceFiles, FsError
@@ -13,6 +14,8 @@ from adbwire.testing.userland.android.png import Canvas, decode_png, png_size
 from adbwire.testing.userland.android.render import render_screen
 from adbwire.testing.userland.android.state import TIME_FORMAT, AndroidState
 from adbwire.testing.userland.commands import build_registry
+from adbwire.testing.userland.commands.toybox import APPLETS
+from adbwire.testing.userland.ownership import SHELL, FileOwners
 from adbwire.testing.userland.shell.interp import CommandFn
 
 _PATH = ":".join(
@@ -30,6 +33,10 @@ _PATH = ":".join(
 )
 
 
+_BINARY = b"\x7fELF\x02\x01\x01" + bytes(57)  # the start of an ELF header, for `file`-like checks
+_IMAGE_TIME = 1230768000  # 2009-01-01 00:00 UTC: the fixed time stamp of files in an Android image
+
+
 class Device:
     """One simulated Android device: shared by every shell that runs on it."""
 
@@ -40,6 +47,10 @@ class Device:
         self._commands = build_registry()
         self._pids = itertools.count(self.state.system_server_pid * 13 + 1000)
         self._image_cache: dict[tuple[str, bool, bool], tuple[int, int, bytes]] = {}
+        files.ownership = FileOwners(lambda: 0 if self.state.root else SHELL)
+        self._install_system_bin()
+        with contextlib.suppress(FsError):
+            files.chmod("/data/local/tmp", 0o40771)  # drwxrwx--x shell shell, as on a device
         self._populate_files()
 
     @property
@@ -101,6 +112,27 @@ class Device:
         return cached
 
     # -- file tree ---------------------------------------------------------------------------
+    def _install_system_bin(self) -> None:
+        """/system/bin as the image has it: toybox and its links, and the other commands."""
+        files = self._files
+        if files.exists("/system/bin/toybox", follow=False):
+            return
+        files.write_bytes("/system/bin/toybox", _BINARY, 0o100755)
+        links = {*APPLETS, "getprop", "setprop", "printenv"}
+        for name in sorted(self._commands):
+            if name in ("[", "toybox"):
+                continue
+            path = f"/system/bin/{name}"
+            if name in links:
+                os.symlink("toybox", files.host_path(path, follow=False))
+            elif name == "sh":
+                os.symlink("mksh", files.host_path(path, follow=False))
+            else:
+                files.write_bytes(path, _BINARY, 0o100755)
+        for name in os.listdir(files.host_path("/system/bin")):
+            os.utime(files.host_path(f"/system/bin/{name}", follow=False), (_IMAGE_TIME,) * 2,
+                     follow_symlinks=False)  # fmt: skip
+
     def _populate_files(self) -> None:
         for spec in self.scenario.files:
             try:
