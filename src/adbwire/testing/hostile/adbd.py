@@ -25,7 +25,15 @@ from typing import Final
 
 from adbwire.wire import packets as P
 
-__all__ = ["DEVICE_BANNER", "DevicePeer", "HostileAdbd", "OpenStream", "Packet", "Script"]
+__all__ = [
+    "DEVICE_BANNER",
+    "V1_BANNER",
+    "DevicePeer",
+    "HostileAdbd",
+    "OpenStream",
+    "Packet",
+    "Script",
+]
 
 log = logging.getLogger("adbwire.testing")
 
@@ -34,6 +42,11 @@ DEVICE_BANNER: Final = (
     b"features=shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,sendrecv_v2"
 )
 """No delayed_ack: one WRTE in flight per direction, which keeps scripts simple."""
+V1_BANNER: Final = (
+    b"device::ro.product.name=hostile;ro.product.model=Hostile;ro.product.device=hostile;"
+    b"features=shell_v2,cmd"
+)
+"""An older adbd: sync v1 only (STAT, LIST/DENT, RECV), no stat_v2/ls_v2/sendrecv_v2."""
 PEER_TIMEOUT: Final = 30.0
 """The longest a script waits for the host; far beyond any test's own deadline."""
 MAX_READ: Final = P.MAX_PAYLOAD

@@ -16,7 +16,7 @@ import struct
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from adbwire.testing.hostile.adbd import DevicePeer, Script
+from adbwire.testing.hostile.adbd import DEVICE_BANNER, V1_BANNER, DevicePeer, Script
 from adbwire.wire import packets as P
 
 __all__ = [
@@ -118,16 +118,21 @@ def auth_loop(*, rounds: int | None = None) -> Script:
 
 
 def answer(
-    prefix: str, reply: bytes, *, then: Literal["close", "silence", "flood"] = "close"
+    prefix: str,
+    reply: bytes,
+    *,
+    then: Literal["close", "silence", "flood"] = "close",
+    banner: bytes = DEVICE_BANNER,
 ) -> Script:
     """Online, the first OPEN of a service starting with `prefix` is accepted; after the
     host's first WRTE (the request; skipped for shell and exec, which send none) the device
     sends `reply` as it is, in WRTEs of at most 64 KiB, then closes the stream
     (then="close"), stays silent, or floods: zero bytes, 64 KiB per WRTE, until the host
-    closes the stream (what follows a length that promises gigabytes)."""
+    closes the stream (what follows a length that promises gigabytes). `banner` says what
+    the device supports (`V1_BANNER`: sync v1 replies)."""
 
     def script(peer: DevicePeer) -> None:
-        peer.handshake()
+        peer.handshake(banner)
         stream = peer.accept_open(prefix)
         if stream.service.startswith("sync:"):
             peer.read(stream)
@@ -144,11 +149,18 @@ def answer(
 
 @dataclass(frozen=True)
 class Malformed:
-    """A broken reply to one client operation ("stat", "list", "pull" or "shell")."""
+    """A broken reply to one client operation ("stat", "list", "pull" or "shell"), from a
+    current device or (v1) one that only speaks sync v1."""
 
     name: str
     operation: str
     reply: bytes
+    v1: bool = False
+
+    def script(self, *, then: Literal["close", "silence", "flood"] = "close") -> Script:
+        """`answer` with this reply, on the service the operation opens."""
+        prefix = "shell" if self.operation == "shell" else "sync:"
+        return answer(prefix, self.reply, then=then, banner=V1_BANNER if self.v1 else DEVICE_BANNER)
 
 
 def _sync(message_id: bytes, *fields: int, fmt: str = "") -> bytes:
@@ -190,8 +202,18 @@ MALFORMED_SYNC: Final = (
     Malformed("pull: no DONE", "pull", _sync(b"DATA", 5) + b"hello"),
     Malformed("pull: a STAT reply instead of DATA", "pull", _sta2()),
     Malformed("pull: FAIL with a 4 GiB message", "pull", _sync(b"FAIL", _U32_MAX) + b"x" * 64),
+    Malformed(
+        "list: DONE with garbage fields", "list", _dnt2(4) + b"name" + b"DONE" + b"\xff" * 72
+    ),
+    Malformed("pull: DONE with a length", "pull", _sync(b"DATA", 2) + b"hi" + _sync(b"DONE", 7)),
+    Malformed("stat v1: unknown id", "stat", b"JUNK" + bytes(12), v1=True),
+    Malformed("stat v1: cut short", "stat", b"STAT" + bytes(6), v1=True),
+    Malformed("list v1: a 4 GiB name", "list", _sync(b"DENT", 0, 0, 0, _U32_MAX), v1=True),
+    Malformed("list v1: a v2 entry", "list", _dnt2(4) + b"name", v1=True),
+    Malformed("pull v1: DATA of 4 GiB", "pull", _sync(b"DATA", _U32_MAX) + bytes(64), v1=True),
 )
-"""Broken sync replies, each for the operation that reads it (a v2 device: STA2/LIS2/RCV2)."""
+"""Broken sync replies, each for the operation that reads it (STA2/LIS2/RCV2 from a current
+device, STAT/LIST/RECV from a v1 one); the last few are odd but harmless."""
 
 
 def _shell_packet(packet_id: int, data: bytes, *, length: int | None = None) -> bytes:
