@@ -1,5 +1,10 @@
-"""Choosing the device a command talks to: -s SERIAL (USB serial, usb:PORT-PATH or
-HOST:PORT), $ADBWIRE_DEVICES for TCP devices, or the only device present."""
+"""Choosing the device a command talks to: -s SERIAL (USB serial, usb:PORT-PATH, HOST:PORT
+or a wireless-debugging device's mDNS name), $ADBWIRE_DEVICES for TCP devices, or the only
+device present.
+
+An mDNS name is `NAME._adb-tls-connect._tcp` (or `._adb._tcp`), as adb names such devices,
+or a bare `NAME` that is no USB or TCP device here; it is resolved within --connect-timeout.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,22 @@ import os
 import re
 
 from adbwire.cli import targets_usb
-from adbwire.errors import UsageError
+from adbwire.errors import TransportError, UsageError
 from adbwire.wire.client import AdbClient
+from adbwire.wire.mdns.browser import resolve_instance
+from adbwire.wire.mdns.names import (
+    CONNECT_SERVICE,
+    LEGACY_SERVICE,
+    PAIRING_SERVICE,
+    split_service_suffix,
+)
 from adbwire.wire.recording import ReplayKey, wrap_transport
 from adbwire.wire.timeouts import Timeouts
-from adbwire.wire.usb import open_transport
+from adbwire.wire.usb import DeviceCandidate, open_transport
 
 DEVICES_VARIABLE = "ADBWIRE_DEVICES"
+_MDNS_NAME = re.compile(r"[^.:\s]+")
+"""A bare name that may be an mDNS instance: no dot, colon or blank (not an address)."""
 _SPLIT = re.compile(r"[\s,]+")
 
 
@@ -35,6 +49,28 @@ def timeouts_from(args: argparse.Namespace) -> Timeouts:
     return Timeouts(connect=args.connect_timeout, auth=args.auth_timeout, operation=args.timeout)
 
 
+def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:
+    """The device `-s serial` names, an mDNS instance name resolved to its address."""
+    instance, service_type = split_service_suffix(serial) if serial else ("", None)
+    if service_type == PAIRING_SERVICE:
+        raise UsageError(f"{serial!r} is a pairing service: adbwire pair {instance}")
+    if service_type is not None:
+        service = resolve_instance(instance, [service_type], timeout=timeouts.connect)
+        return DeviceCandidate(service.address, "tcp")
+    try:
+        return targets_usb.choose(serial, configured_addresses())
+    except UsageError as not_found:
+        if not serial or not _MDNS_NAME.fullmatch(serial):
+            raise
+        try:
+            service = resolve_instance(
+                serial, [CONNECT_SERVICE, LEGACY_SERVICE], timeout=timeouts.connect
+            )
+        except TransportError:  # not advertised, or no mDNS here
+            raise UsageError(f"{not_found} (nor advertised by mDNS)") from None
+        return DeviceCandidate(service.address, "tcp")
+
+
 def connect(args: argparse.Namespace) -> AdbClient:
     """Connect to the device the command line selects (-s, $ADBWIRE_DEVICES, or the only one),
     or to a replayed recording with --replay; --record writes the session as it happens."""
@@ -44,7 +80,7 @@ def connect(args: argparse.Namespace) -> AdbClient:
             None, replay=args.replay, record=args.record, strict=args.strict_replay
         )
         return AdbClient.connect(transport, [ReplayKey()], timeouts=timeouts)
-    candidate = targets_usb.choose(args.serial, configured_addresses())
+    candidate = choose(args.serial, timeouts)
     if args.record is None:
         return targets_usb.connect(candidate, timeouts)
     transport = wrap_transport(

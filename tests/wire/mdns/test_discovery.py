@@ -5,6 +5,7 @@ made. Each wait is bounded: browses last seconds, and a body that hangs fails th
 from __future__ import annotations
 
 import contextlib
+import json
 import shutil
 import time
 from collections.abc import Callable, Iterator
@@ -159,3 +160,68 @@ def test_pair_by_an_unknown_name_fails_within_the_connect_timeout(adbwire: Run) 
     assert status == 1
     assert "no device on the local network advertises 'adb-nobody-xyz'" in err
     assert elapsed < 10
+
+
+def test_s_name_connects_over_tls_by_instance_name(
+    adbwire: Run, adb_key: AdbKey, other_key: AdbKey
+) -> None:
+    def body() -> list[tuple[int, str, str]]:
+        with wireless_phone(other_key) as (device, pairing):
+            assert adbwire("pair", pairing.guid, CODE)[0] == 0
+            assert pairing.paired.wait(10)
+            wait_until_trusted(device, adb_key)
+            return [
+                adbwire("-s", name, "shell", "-n", "echo", "by name")
+                for name in (pairing.guid, f"{pairing.guid}._adb-tls-connect._tcp")
+            ]
+
+    assert run_in_multicast_namespace(body) == [(0, "by name\n", "")] * 2
+
+
+def wait_until_trusted(device: SimulatedDevice, key: AdbKey) -> None:
+    deadline = time.monotonic() + 10
+    while not trusted(device, key):
+        assert time.monotonic() < deadline, "the paired key was never stored"
+        time.sleep(0.02)
+
+
+def test_s_unknown_name_says_not_found_nor_advertised(adbwire: Run) -> None:
+    def body() -> tuple[int, str]:
+        status, _, err = adbwire("--connect-timeout", "1", "-s", "adb-nobody", "shell", "true")
+        return status, err
+
+    status, err = run_in_multicast_namespace(body)
+    assert status == 2
+    assert "'adb-nobody' not found" in err and "(nor advertised by mDNS)" in err
+
+
+def test_devices_long_lists_discovered_wireless_devices(
+    adbwire: Run, other_key: AdbKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ADBWIRE_MDNS")
+
+    def body() -> tuple[str, str, str, str, int]:
+        with wireless_phone(other_key) as (device, pairing):
+            _, listing, _ = adbwire("devices", "-l", "--mdns-wait", str(BROWSE))
+            _, as_json, _ = adbwire("devices", "-l", "--json", "--mdns-wait", str(BROWSE))
+            _, plain, _ = adbwire("devices")
+            return listing, as_json, plain, pairing.guid, device.port
+
+    listing, as_json, plain, guid, port = run_in_multicast_namespace(body)
+    model = "sdk_gphone64_x86_64"
+    assert listing.splitlines() == [
+        "List of devices attached",
+        f"{guid}._adb-tls-connect._tcp discovered address:127.0.0.1:{port} model:{model} "
+        "(wireless debugging, found by mDNS)",
+    ]
+    assert json.loads(as_json) == [
+        {
+            "serial": f"{guid}._adb-tls-connect._tcp",
+            "state": "discovered",
+            "transport": "mdns",
+            "address": f"127.0.0.1:{port}",
+            "service_type": CONNECT_SERVICE,
+            "model": model,
+        }
+    ]
+    assert plain == "List of devices attached\n"  # plain `devices` does not browse
