@@ -118,6 +118,7 @@ REFUSED = [
     ("am broadcast -a android.intent.action.FACTORY_RESET", "factory reset (FACTORY_RESET)"),
     ("am broadcast -a android.intent.action.MASTER_CLEAR", "factory reset (MASTER_CLEAR)"),
     ("recovery --wipe_data", "factory reset (--wipe_data)"),
+    ("am broadcast -a android.intent.action.FACTORY_'RESET'", "factory reset (FACTORY_RESET)"),
     ("echo --wipe_data > /cache/recovery/command", "factory reset (--wipe_data)"),
     ("X=--wipe_data; echo $X", "factory reset (--wipe_data)"),
     # spellings of a whole area
@@ -589,3 +590,17 @@ def test_the_word_after_a_su_option_that_takes_a_value_is_not_the_user(option: s
     """`su -s 0 rm -rf /data`: the shell is `0` and the user `rm` (su rejects it)."""
     assert assess(f"su {option} 0 rm -rf /data").verdict is not Verdict.REFUSE
     assert assess(f"su {option} x 0 rm -rf /data").verdict is Verdict.REFUSE
+
+
+@pytest.mark.parametrize("option", ["-i", "-l", "-e", "-r", "-0", "-t"])
+def test_xargs_flags_that_take_no_separate_value(option: str) -> None:
+    """GNU's -i/-l/-e take their value attached or none: the next word is the command."""
+    assert assess(f"xargs {option} rm -rf /data").reasons == ("recursive deletion of /data",)
+
+
+def test_xargs_replace_string_stands_for_device_words() -> None:
+    assert assess("xargs -I X rm -rf /sdcard/X").verdict is Verdict.ASK_EVERY_TIME
+    assert assess("xargs -I X rm -rf /sdcard/X").reasons[-1] == (
+        "recursive deletion of <names the device supplies>, a path only known when the line runs"
+    )
+    assert assess("xargs -I X rm -rf /sdcard").reasons == ("recursive deletion of /sdcard",)

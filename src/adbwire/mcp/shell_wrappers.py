@@ -138,7 +138,8 @@ WRAPPERS = {
     "nice": Wrapper(frozenset({"-n", "--adjustment"})),
     "ionice": Wrapper(frozenset({"-c", "-n", "-p", "-t"})),
     "timeout": Wrapper(frozenset({"-s", "--signal", "-k", "--kill-after"}), operands=1),
-    "xargs": Wrapper(frozenset(["-n", "-s", "-L", "-l", "-P", "-I", "-i", "-d", "-E", "-e", "-a"])),
+    # GNU's -i, -l and -e take their value attached or not at all
+    "xargs": Wrapper(frozenset(["-n", "-s", "-L", "-P", "-I", "-d", "-E", "-a"])),
     "runcon": Wrapper(operands=1),
     "run-as": Wrapper(frozenset({"--user"}), operands=1),
     "chroot": Wrapper(operands=1),
@@ -175,6 +176,9 @@ def wrapper(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int
         return cwds, cwds  # only says what the name would run
     if program == "xargs":
         guard.ask("xargs runs a command on words only the device knows")
+        marker = options.get("-I")  # -I R: each R in the command becomes an input word
+        replace = literal(marker) if marker is not None else None
+        command = [DEVICE_NAMES if replace and replace in show(w) else w for w in command]
         command = [*command, DEVICE_NAMES] if command else []
     for split in ("-S", "--split-string"):
         if program == "env" and split in options:
