@@ -99,7 +99,7 @@ async def test_the_policy_cap_is_the_one_applied(tmp_path: Path) -> None:
     assert listed["details"]["cap_bytes"] == DEFAULT_OUTPUT_CAPS["list_packages"]
 
 
-async def test_a_well_behaved_device_is_not_affected_by_small_caps(tmp_path: Path) -> None:
+async def test_a_well_behaved_device_is_within_the_default_caps(tmp_path: Path) -> None:
     """The default scenario's output fits well within each tool's cap."""
     with endless_device(tmp_path, match=r"^never-matches$") as device:
         app = make_app([device], policy=Policy(profile="full"))
