@@ -83,8 +83,13 @@ def _cmd_line(args: Sequence[str]) -> str:
     return " ".join(["cmd", *(shlex.quote(arg) for arg in args)])
 
 
+def _abb_args(spec: str) -> list[str]:
+    """`abb:` with nothing after it is `cmd` with no arguments, not `cmd ''`."""
+    return spec.split("\0") if spec else []
+
+
 def open_abb_exec(spec: str, context: ServiceContext) -> ServiceHandler:
-    args = spec.split("\0")
+    args = _abb_args(spec)
     parsed = parse_install_args(args)
     if parsed is not None:
         return _install_handler(*parsed, context)
@@ -99,7 +104,7 @@ def open_abb_exec(spec: str, context: ServiceContext) -> ServiceHandler:
 
 def open_abb(spec: str, context: ServiceContext) -> ServiceHandler:
     userland = context.state.userland
-    command = _cmd_line(spec.split("\0"))
+    command = _cmd_line(_abb_args(spec))
 
     def serve(stream: DeviceStream) -> None:
         io = ShellProtocolIO(stream)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import calendar
 import contextlib
-import itertools
 import os
 from datetime import datetime
 
@@ -16,6 +15,7 @@ from adbwire.testing.userland.android.state import TIME_FORMAT, AndroidState
 from adbwire.testing.userland.commands import build_registry
 from adbwire.testing.userland.commands.toybox import APPLETS
 from adbwire.testing.userland.ownership import SHELL, FileOwners
+from adbwire.testing.userland.proctable import ProcessTable
 from adbwire.testing.userland.shell.interp import CommandFn
 
 _PATH = ":".join(
@@ -45,9 +45,9 @@ class Device:
         self._files = files
         self.state = AndroidState(scenario)
         self._commands = build_registry()
-        self._pids = itertools.count(self.state.system_server_pid * 13 + 1000)
+        self._processes = ProcessTable(self.state, self.state.system_server_pid * 13 + 1000)
         self._image_cache: dict[tuple[str, bool, bool], tuple[int, int, bytes]] = {}
-        files.ownership = FileOwners(lambda: 0 if self.state.root else SHELL)
+        files.ownership = FileOwners(self.user_id)
         self._install_system_bin()
         with contextlib.suppress(FsError):
             files.chmod("/data/local/tmp", 0o40771)  # drwxrwx--x shell shell, as on a device
@@ -61,7 +61,18 @@ class Device:
         return self._commands.get(name)
 
     def next_pid(self) -> int:
-        return next(self._pids)
+        return self._processes.allocate_pid()
+
+    @property
+    def processes(self) -> ProcessTable:
+        return self._processes
+
+    def user_id(self) -> int:
+        """The uid shells run as: shell (2000), or root once adbd was restarted as root."""
+        return 0 if self.state.root else SHELL
+
+    def adbd_pid(self) -> int:
+        return next(iter(self.state.pids_of("adbd")), 1)
 
     def environment(self) -> dict[str, str]:
         user = "root" if self.state.root else "shell"

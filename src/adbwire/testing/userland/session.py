@@ -1,4 +1,9 @@
-"""Running one command line, or an interactive shell reading commands from stdin."""
+"""Running one command line, or an interactive shell reading commands from stdin.
+
+Each session is a shell process in the device's process table (parent: adbd) for as long
+as it runs. When the stream closes under it, the shell gets SIGHUP: its foreground command
+is cut short, its HUP trap (if any) runs, then its EXIT trap; output has nowhere to go then.
+"""
 
 from __future__ import annotations
 
@@ -7,14 +12,36 @@ from collections.abc import Callable
 from adbwire.shell_syntax.lexer import ShellSyntaxError
 from adbwire.shell_syntax.parser import parse
 from adbwire.testing.userland.device import Device
-from adbwire.testing.userland.process import ProcessIO, Streams
+from adbwire.testing.userland.process import BytesReader, NullWriter, ProcessIO, Streams
+from adbwire.testing.userland.proctable import SIGNALS
+from adbwire.testing.userland.shell.builtins import SHELL_PATH
 from adbwire.testing.userland.shell.interp import ExitShell, Shell
 
+_HANGUP = SIGNALS["HUP"]
 
-def new_shell(device: Device, cancelled: Callable[[], bool], *, pty: bool = False) -> Shell:
-    shell = Shell(device, device.environment(), cwd="/", pid=device.next_pid(), cancelled=cancelled)
+
+def new_shell(
+    device: Device, cancelled: Callable[[], bool], *, pty: bool = False, argv: list[str]
+) -> Shell:
+    process = device.processes.spawn(argv, ppid=device.adbd_pid(), uid=device.user_id())
+    shell = Shell(device, device.environment(), cwd="/", process=process, cancelled=cancelled)
     shell.pty = pty
     return shell
+
+
+def _end_session(shell: Shell, device: Device, status: int, streams: Streams) -> int:
+    """SIGHUP if the stream closed, then the EXIT trap; the shell leaves the process table."""
+    try:
+        if shell.outer_cancelled():
+            silent = Streams(BytesReader(b""), NullWriter(), NullWriter())
+            shell.run_trap(_HANGUP, silent)
+            shell.run_trap(0, silent)
+        else:
+            shell.run_trap(0, streams)
+        return status  # after a hang-up no one is left to receive it
+    finally:
+        if shell.process is not None:
+            device.processes.reap(shell.process)
 
 
 def run_command_line(
@@ -25,17 +52,34 @@ def run_command_line(
     *,
     pty: bool = False,
 ) -> int:
-    shell = new_shell(device, cancelled, pty=pty)
+    shell = new_shell(device, cancelled, pty=pty, argv=[SHELL_PATH, "-c", command_line])
     try:
-        return shell.run_source(command_line, streams) & 0xFF
+        status = shell.run_source(command_line, streams)
     except ExitShell as exc:
-        return exc.code & 0xFF
+        status = exc.code
+    except BaseException:
+        if shell.process is not None:
+            device.processes.reap(shell.process)
+        raise
+    return _end_session(shell, device, status, streams) & 0xFF
 
 
 def interactive(device: Device, io: ProcessIO, streams: Streams, *, pty: bool) -> int:
     """`adb shell` with no command: read lines, run each complete command, until EOF/exit."""
-    shell = new_shell(device, lambda: io.cancelled, pty=pty)
+    shell = new_shell(device, lambda: io.cancelled, pty=pty, argv=["-/system/bin/sh"])
     shell.interactive = True
+    try:
+        status = _read_eval_loop(shell, device, io, streams, pty=pty)
+    except BaseException:
+        if shell.process is not None:
+            device.processes.reap(shell.process)
+        raise
+    return _end_session(shell, device, status, streams) & 0xFF
+
+
+def _read_eval_loop(
+    shell: Shell, device: Device, io: ProcessIO, streams: Streams, *, pty: bool
+) -> int:
     pending = ""
     buffered = b""
 
@@ -60,7 +104,7 @@ def interactive(device: Device, io: ProcessIO, streams: Streams, *, pty: bool) -
             except ShellSyntaxError as exc:
                 if exc.incomplete:
                     continue
-                streams.stderr.write(f"/system/bin/sh: syntax error: {exc}\n".encode())
+                streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
                 pending = ""
                 prompt()
                 continue
@@ -68,6 +112,6 @@ def interactive(device: Device, io: ProcessIO, streams: Streams, *, pty: bool) -
             try:
                 shell.run_script(script, streams)
             except ExitShell as exc:
-                return exc.code & 0xFF
+                return exc.code
             prompt()
-    return shell.last_status & 0xFF
+    return shell.last_status

@@ -62,6 +62,13 @@ class Process:
     uid: int
     ppid: int = 1
     package: str | None = None
+    argv: tuple[str, ...] = ()
+    started: float = 0.0
+    """Uptime in seconds when it started (0: at boot)."""
+    session: int = 0
+    """The pid of the shell session it belongs to (0: not started by a shell)."""
+    pending_signal: int = 0
+    """A signal sent to a shell or command process, acted on by the userland."""
 
 
 @dataclass(frozen=True)
@@ -149,7 +156,7 @@ class AndroidState:
         app = self.packages[package]
         if app.pid is not None:
             return app.pid, False
-        if pid is None:
+        while pid is None or pid in self.processes:
             pid = self._next_pid
             self._next_pid += 1 + pid % 7
         app.pid = pid

@@ -17,6 +17,7 @@ from adbwire.testing.userland.commands import (
     logcat,
     packages,
     paths,
+    procs,
     screen,
     sed,
     system,
@@ -29,7 +30,7 @@ from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
-             toybox)  # fmt: skip
+             procs, toybox)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

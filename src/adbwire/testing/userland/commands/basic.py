@@ -7,6 +7,7 @@ import time
 
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.shell.interp import CommandFn, ExitShell, Invocation, Shell
+from adbwire.testing.userland.special_files import stat_path
 
 SHELL_GROUPS = (
     "1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),"
@@ -130,8 +131,8 @@ def _test(inv: Invocation, args: list[str]) -> int:
         if op == "-t":  # a terminal only when the session asked for a pty
             return 0 if operand in ("0", "1", "2") and inv.shell.pty else 1
         try:
-            mode = inv.device.files.stat(inv.path(operand)).mode
-            size = inv.device.files.stat(inv.path(operand)).size
+            found = stat_path(inv.shell, inv.path(operand), follow=op != "-L")
+            mode, size = found.mode, found.size
         except FsError:  # a missing file is simply false
             return 1
         checks = {
@@ -196,13 +197,15 @@ def sleep(inv: Invocation) -> int:
 def sh(inv: Invocation) -> int:
     device = inv.device
     args = inv.args
+    parent = inv.shell
     child = Shell(
         device,
-        inv.shell.vars,
-        cwd=inv.shell.cwd,
-        pid=device.next_pid(),
-        cancelled=inv.shell.cancelled,
+        parent.vars,
+        cwd=parent.cwd,
+        process=parent.child,  # the process the parent started for this command
+        cancelled=parent.outer_cancelled,
     )
+    child.pty = parent.pty
     try:
         if args and args[0] == "-c":
             if len(args) < 2:

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from adbwire.testing.device_files import FileStat, FsError
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
+from adbwire.testing.userland.special_files import list_path, open_input, stat_path
 
 _NAMES = {
     0: "root",
@@ -88,14 +89,13 @@ def ls(inv: Invocation) -> int:
     if parsed is None:
         return 1
     flags, operands = parsed
-    files = inv.device.files
     status = 0
     singles: list[tuple[str, FileStat]] = []
     dirs: list[tuple[str, str]] = []
     for operand in operands or ["."]:
         path = inv.path(operand)
         try:
-            st = files.stat(path, follow=not {"l", "d"} & flags)  # -l shows a link itself
+            st = stat_path(inv.shell, path, follow=not {"l", "d"} & flags)  # -l: the link itself
         except FsError as exc:
             inv.err(f"ls: {operand}: {exc.message}\n")
             status = 1
@@ -112,15 +112,15 @@ def ls(inv: Invocation) -> int:
         blocks.append("".join(line + "\n" for line in lines))
     for operand, path in dirs:
         try:
-            entries = files.listdir(path)
+            entries = list_path(inv.shell, path)
         except FsError as exc:
             inv.err(f"ls: {operand}: {exc.message}\n")
             status = 1
             continue
         if "a" in flags:
             entries = [
-                (".", files.stat(path)),
-                ("..", files.stat(posixpath.dirname(path) or "/")),
+                (".", stat_path(inv.shell, path)),
+                ("..", stat_path(inv.shell, posixpath.dirname(path) or "/")),
                 *entries,
             ]
         elif "A" not in flags:
@@ -150,7 +150,7 @@ def cat(inv: Invocation) -> int:
                 inv.out(chunk)
             continue
         try:
-            with inv.device.files.open_read(inv.path(operand)) as handle:
+            with open_input(inv.shell, operand) as handle:
                 while not inv.cancelled:
                     chunk = handle.read(1 << 20)
                     if not chunk:

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from adbwire.testing.device_files import FileStat, FsError
 from adbwire.testing.userland.commands.files import owner_name
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
+from adbwire.testing.userland.special_files import stat_path
 
 DEFAULT_FORMAT = (
     "  File: %N\n  Size: %s\t Blocks: %b\t IO Blocks: %B\t%F\n"
@@ -105,7 +106,7 @@ def stat(inv: Invocation) -> int:
     status = 0
     for operand in operands:
         try:
-            st = inv.device.files.stat(inv.path(operand), follow=follow)
+            st = stat_path(inv.shell, inv.path(operand), follow=follow)
         except FsError as exc:
             inv.err(f"stat: {operand}: {exc.message}\n")
             status = 1

@@ -1,8 +1,7 @@
-"""System services from the shell: getprop/setprop, settings, cmd, pidof, ps."""
+"""System services from the shell: getprop/setprop, settings, cmd."""
 
 from __future__ import annotations
 
-from adbwire.testing.userland.android.packages import uid_name
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 NAMESPACES = ("global", "secure", "system")
@@ -113,55 +112,9 @@ def cmd(inv: Invocation) -> int:
     return 20
 
 
-def pidof(inv: Invocation) -> int:
-    state = inv.device.state
-    single = "-s" in inv.args
-    pids: list[int] = []
-    for name in (a for a in inv.args if not a.startswith("-")):
-        found = state.pids_of(name)
-        pids.extend(found[:1] if single else found)
-    if not pids:
-        return 1
-    inv.out(" ".join(str(pid) for pid in pids) + "\n")
-    return 0
-
-
-def ps(inv: Invocation) -> int:
-    state = inv.device.state
-    every = any(a in ("-A", "-e", "-ef") for a in inv.args)
-    wanted = {int(a) for a in inv.args if a.isdigit()}
-    shell_pid = inv.shell.pid
-    rows = ["USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME"]
-    processes = sorted(state.processes.values(), key=lambda p: p.pid)
-    for proc in processes:
-        if wanted and proc.pid not in wanted:
-            continue
-        if not every and not wanted:
-            continue
-        user = uid_name(proc.uid)
-        size = 1200000 + proc.pid * 31 % 900000
-        rows.append(
-            f"{user:<12}{proc.pid:>6} {proc.ppid:>5} {size:>10} {size // 12:>6} "
-            f"{'do_epoll_wait':<16} {0:>4} S {proc.name}"
-        )
-    if not every and not wanted:
-        rows.append(
-            f"{'shell':<12}{shell_pid:>6} {1:>5} {10925064:>10} {3092:>6} "
-            f"{'sigsuspend':<16} {0:>4} S sh"
-        )
-        rows.append(
-            f"{'shell':<12}{shell_pid + 1:>6} {shell_pid:>5} {10938692:>10} {3960:>6} "
-            f"{0:<16} {0:>4} R ps"
-        )
-    inv.out("".join(row + "\n" for row in rows))
-    return 0
-
-
 COMMANDS: dict[str, CommandFn] = {
     "getprop": getprop,
     "setprop": setprop,
     "settings": settings,
     "cmd": cmd,
-    "pidof": pidof,
-    "ps": ps,
 }

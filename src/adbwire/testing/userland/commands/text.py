@@ -6,6 +6,7 @@ import re
 
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
+from adbwire.testing.userland.special_files import open_input
 
 
 def _inputs(inv: Invocation, operands: list[str]) -> list[tuple[str, bytes]] | None:
@@ -17,7 +18,7 @@ def _inputs(inv: Invocation, operands: list[str]) -> list[tuple[str, bytes]] | N
             found.append(("-", inv.read_stdin()))
             continue
         try:
-            with inv.device.files.open_read(inv.path(operand)) as handle:
+            with open_input(inv.shell, operand) as handle:
                 found.append((operand, handle.read()))
         except FsError as exc:
             inv.err(f"{inv.name}: {operand}: {exc.message}\n")

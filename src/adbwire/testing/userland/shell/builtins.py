@@ -1,7 +1,9 @@
-"""The shell's special built-ins: cd, exit, export, unset, eval, exec, shift, read, `:`.
+"""The shell's built-ins: cd, exit, export, unset, eval, exec, shift, read, `:`, trap,
+type, wait and kill.
 
-They change the shell itself (its directory, variables, positional parameters), so they run
-inside it rather than as device commands.
+They change the shell itself (its directory, variables, positional parameters, traps) or,
+for kill, act without a process of their own, so they run inside it rather than as device
+commands.
 """
 
 from __future__ import annotations
@@ -97,6 +99,82 @@ def _colon(shell: Shell, argv: list[str], streams: Streams) -> int:
     return 0
 
 
+def _trap(shell: Shell, argv: list[str], streams: Streams) -> int:
+    """trap [ACTION] SIGNAL…: `-` resets, '' ignores; no arguments lists the traps."""
+    from adbwire.testing.userland.proctable import SIGNAL_NAMES, signal_number  # noqa: PLC0415
+
+    args = argv[1:]
+    if args and args[0] == "--":
+        args = args[1:]
+    if not args or args == ["-p"]:
+        for number, action in sorted(shell.traps.items()):
+            name = "EXIT" if number == 0 else SIGNAL_NAMES.get(number, str(number))
+            quoted = "'" + action.replace("'", "'\\''") + "'"
+            streams.stdout.write(f"trap -- {quoted} {name}\n".encode())
+        return 0
+    action, names = (args[0], args[1:]) if len(args) > 1 else ("-", args)
+    if action.isdigit() and len(args) > 1 and signal_number(action) is not None:
+        action, names = "-", args  # `trap 1 2` resets, as POSIX says
+    status = 0
+    for name in names:
+        signo = 0 if name.upper() == "EXIT" else signal_number(name)
+        if signo is None:
+            streams.stderr.write(f"{SHELL_PATH}: trap: bad signal '{name}'\n".encode())
+            status = 1
+            continue
+        if action == "-":
+            shell.traps.pop(signo, None)
+        else:
+            shell.traps[signo] = action
+    return status
+
+
+_RESERVED = frozenset(
+    ("!", "{", "}", "case", "do", "done", "elif", "else", "esac", "fi", "for", "function",
+     "if", "in", "select", "then", "time", "until", "while", "[[", "]]")
+)  # fmt: skip
+_SPECIAL = frozenset((".", ":", "break", "continue", "eval", "exec", "exit", "export",
+                      "readonly", "return", "set", "shift", "times", "trap", "typeset",
+                      "unset"))  # fmt: skip
+_MKSH_BUILTINS = frozenset(("[", "alias", "bg", "cd", "echo", "false", "fc", "fg", "getopts",
+                            "jobs", "kill", "print", "pwd", "read", "test", "true", "type",
+                            "ulimit", "umask", "unalias", "wait", "whence"))  # fmt: skip
+
+
+def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
+    status = 0
+    for name in argv[1:]:
+        if name in _RESERVED:
+            text = f"{name} is a reserved word"
+        elif name in _SPECIAL:
+            text = f"{name} is a special shell builtin"
+        elif name in _MKSH_BUILTINS or name in SHELL_BUILTINS:
+            text = f"{name} is a shell builtin"
+        elif "/" in name and shell.host.files.exists(shell.resolve(name)):
+            text = f"{name} is {name}"
+        elif "/" not in name and shell.host.lookup(name) is not None:
+            text = f"{name} is a tracked alias for /system/bin/{name}"
+        else:
+            streams.stderr.write(f"{name} not found\n".encode())
+            status = 1
+            continue
+        streams.stdout.write(text.encode() + b"\n")
+    return status
+
+
+def _wait(shell: Shell, argv: list[str], streams: Streams) -> int:
+    return 0  # `&` runs in the foreground: nothing is ever left to wait for
+
+
+def _kill(shell: Shell, argv: list[str], streams: Streams) -> int:
+    from adbwire.testing.userland.shell.interp import Invocation  # noqa: PLC0415
+
+    command = shell.host.lookup("kill")
+    if command is None:
+        return 127
+    return command(Invocation(argv, streams, shell))
+
+
 SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "cd": _cd,
     "exit": _exit,
@@ -107,4 +185,8 @@ SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "shift": _shift,
     "read": _read,
     ":": _colon,
+    "trap": _trap,
+    "type": _type,
+    "wait": _wait,
+    "kill": _kill,
 }

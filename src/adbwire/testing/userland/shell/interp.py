@@ -3,10 +3,15 @@
 Pipelines run their stages one after another with the output of each buffered into the next
 (fine for the short commands tools send; the last stage streams to the client as it runs).
 `&` runs the command in the foreground: the simulator has no job control.
+
+Each command that is not a shell builtin runs as a child process in the device's process
+table (so `ps` shows it); a signal sent to it ends it (status 128+N), one sent to the shell
+runs the shell's trap for it after the current command, or ends the shell.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +40,9 @@ from adbwire.testing.userland.shell.expand import expand_single, expand_words
 
 if TYPE_CHECKING:
     from adbwire.testing.device_files import DeviceFiles
+    from adbwire.testing.userland.android.state import Process
     from adbwire.testing.userland.device import Device
+    from adbwire.testing.userland.proctable import ProcessTable
 
 __all__ = ["SHELL_PATH", "CommandFn", "ExitShell", "Invocation", "Shell", "ShellHost"]
 
@@ -51,7 +58,12 @@ class ShellHost(Protocol):
     @property
     def files(self) -> DeviceFiles: ...
 
+    @property
+    def processes(self) -> ProcessTable: ...
+
     def lookup(self, name: str) -> CommandFn | None: ...
+
+    def user_id(self) -> int: ...
 
 
 @dataclass
@@ -112,19 +124,64 @@ class Shell:
         *,
         cwd: str = "/",
         positional: Sequence[str] = (),
-        pid: int = 1,
+        process: Process | None = None,
         cancelled: Callable[[], bool] = lambda: False,
     ) -> None:
         self.host = host
         self.vars: dict[str, str] = dict(env)
         self.cwd = cwd
         self._positional = list(positional)
-        self.pid = pid
-        self.cancelled = cancelled
+        self.process = process
+        self.pid = process.pid if process is not None else 1
+        self.outer_cancelled = cancelled
         self.last_status = 0
         self.interactive = False
         self.pty = False
+        self.traps: dict[int, str] = {}
+        self.child: Process | None = None
+        """The command running in the foreground, if any."""
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
+
+    def cancelled(self) -> bool:
+        """Stop now: the stream closed, the foreground command or this shell got a signal
+        that ends it (a trapped signal waits for the current command to finish)."""
+        if self.outer_cancelled():
+            return True
+        child = self.child
+        if child is not None and child.pending_signal:
+            return True
+        process = self.process
+        return (
+            process is not None
+            and bool(process.pending_signal)
+            and (process.pending_signal not in self.traps)
+        )
+
+    def run_trap(self, signal: int, streams: Streams) -> None:
+        """Run the trap set for `signal` (0: EXIT) even though the session is ending."""
+        action = self.traps.pop(signal, "")
+        if not action:
+            return
+        runner = self.subshell()
+        runner.outer_cancelled = lambda: False
+        runner.process = None
+        runner.traps = {}
+        with contextlib.suppress(ExitShell):
+            runner.run_source(action, streams)
+
+    def handle_signals(self, streams: Streams) -> None:
+        """Act on a signal sent to this shell: run its trap, ignore it, or exit 128+N."""
+        process = self.process
+        if process is None or not process.pending_signal:
+            return
+        signal, process.pending_signal = process.pending_signal, 0
+        action = self.traps.get(signal)
+        if action is None:
+            raise ExitShell(128 + signal)
+        if action:
+            saved = self.last_status
+            self.run_source(action, streams)
+            self.last_status = saved
 
     # -- expansion host ----------------------------------------------------------------------
     @property
@@ -175,11 +232,13 @@ class Shell:
             self.vars,
             cwd=self.cwd,
             positional=self._positional,
-            pid=self.pid,
-            cancelled=self.cancelled,
+            process=self.process,
+            cancelled=self.outer_cancelled,
         )
+        child.pid = self.pid
         child.last_status = self.last_status
         child.pty = self.pty
+        child.traps = dict(self.traps)
         return child
 
     def resolve(self, path: str) -> str:
@@ -202,9 +261,11 @@ class Shell:
     def run_script(self, script: Script, streams: Streams) -> int:
         self._streams = streams
         for item in script:
+            self.handle_signals(streams)
             if self.cancelled():
                 break
             self.last_status = self._and_or(item, streams)
+        self.handle_signals(streams)
         return self.last_status
 
     def _and_or(self, item: AndOr, streams: Streams) -> int:
@@ -318,13 +379,21 @@ class Shell:
         if command is None:
             streams.stderr.write(f"{SHELL_PATH}: {name}: inaccessible or not found\n".encode())
             return 127
+        table = self.host.processes
+        child = table.spawn(argv, ppid=self.pid, uid=self.host.user_id(),
+                            session=self.process.session if self.process else 0)  # fmt: skip
+        outer_child, self.child = self.child, child
         try:
-            return command(Invocation(argv, streams, self))
+            status = command(Invocation(argv, streams, self))
         except FsError as exc:  # a file error the command did not report itself
             streams.stderr.write(
                 f"{posixpath.basename(name)}: {exc.path}: {exc.message}\n".encode()
             )
-            return 1
+            status = 1
+        finally:
+            self.child = outer_child
+            table.reap(child)
+        return 128 + child.pending_signal if child.pending_signal else status
 
 
 @functools.lru_cache(maxsize=256)
