@@ -21,6 +21,7 @@ from tests.mcp.harness import WAIT, connected, make_app
 RISK_TABLE: dict[str, Risk] = {
     "list_devices": Risk.READ,
     "connect_device": Risk.ACTION,
+    "pair_device": Risk.ACTION,
     "disconnect_device": Risk.ACTION,
     "select_device": Risk.ACTION,
     "device_info": Risk.READ,
@@ -71,8 +72,9 @@ RISK_TABLE: dict[str, Risk] = {
     "swipe": Risk.ACTION,
     "press_key": Risk.ACTION,
 }
-# Budget of the whole catalogue, every tool listed (profile full), as a client receives it.
-CATALOGUE_LIMIT = 24 * 1024
+# Budget of the whole catalogue, every tool listed (profile full), as a client receives it
+# (24 KiB until wireless debugging's pair_device and mDNS discovery took ~850 bytes).
+CATALOGUE_LIMIT = 25 * 1024
 
 SPECS = all_specs()
 

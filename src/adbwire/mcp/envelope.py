@@ -24,6 +24,7 @@ class NextAction(str, Enum):
     CONNECT_DEVICE = "connect_device"
     SELECT_DEVICE = "select_device"
     ACCEPT_AUTH_PROMPT = "accept_auth_prompt_on_device"
+    PAIR_DEVICE = "pair_device"
     CONFIRM_OR_ENABLE_DESTRUCTIVE = "confirm_or_enable_destructive"
     RETRY = "retry"
     INSPECT_LOGS = "inspect_logs"
@@ -37,6 +38,11 @@ NEXT_ACTIONS: dict[NextAction, str] = {
     NextAction.CONNECT_DEVICE: "connect a device (connect_device) or check its address",
     NextAction.SELECT_DEVICE: "pass `serial`, or pick a default with select_device",
     NextAction.ACCEPT_AUTH_PROMPT: "ask the user to accept 'Allow USB debugging?' on the device",
+    NextAction.PAIR_DEVICE: (
+        "the wireless-debugging device does not know this server's key: pair it "
+        "(pair_device with the pairing address and code under 'Pair device with pairing "
+        "code'), then connect again"
+    ),
     NextAction.CONFIRM_OR_ENABLE_DESTRUCTIVE: (
         "the user did not confirm: ask them, or have the operator start the server with "
         "--allow-destructive"

@@ -17,6 +17,8 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (device_errors.LaunchNotVerifiedError, ErrorCode.LAUNCH_NOT_VERIFIED),
     (errors.UsageError, ErrorCode.INVALID_ARGUMENTS),
     (errors.KeyFileError, ErrorCode.HOST_SETUP),
+    (errors.PairingCodeError, ErrorCode.INVALID_ARGUMENTS),
+    (errors.PairingError, ErrorCode.PROTOCOL_ERROR),
     (errors.AuthPendingError, ErrorCode.DEVICE_UNAUTHORIZED),
     (errors.AuthError, ErrorCode.DEVICE_UNAUTHORIZED),
     (errors.DevicePermissionError, ErrorCode.HOST_SETUP),
@@ -59,6 +61,10 @@ def from_exception(exc: BaseException) -> ToolFailure | None:
             code = ErrorCode.NOT_FOUND
     if isinstance(exc, (errors.AuthRejectedError, errors.NoAdbInterfaceError)):
         retryable = False
+    if isinstance(exc, errors.TlsRejectedError):
+        retryable, next_action = False, NextAction.PAIR_DEVICE
+    if isinstance(exc, errors.PairingCodeError):
+        retryable = False  # the phone's code, or a new one it shows, is needed
     if isinstance(exc, errors.ReplayMismatchError):
         retryable, next_action = False, NextAction.NONE  # the session differs from the recording
     if isinstance(exc, errors.OutputTooLargeError):

@@ -19,10 +19,12 @@ from adbwire.mcp.tools import (
     shell,
     system,
     ui,
+    wireless,
 )
 
 FAMILIES: list[list[ToolSpec]] = [
     devices.TOOLS,
+    wireless.TOOLS,
     properties.TOOLS,
     packages.TOOLS,
     install.TOOLS,

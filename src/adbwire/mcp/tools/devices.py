@@ -15,6 +15,9 @@ from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import Args, DeviceArgs, Result, Serial
+from adbwire.mcp.tools.wireless import DiscoveredDevice, discover_devices
+
+DEFAULT_DISCOVER_SECONDS = 1.0
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,251}[A-Za-z0-9])?|\[?[0-9A-Fa-f:.]+\]?)$")
 
@@ -36,6 +39,21 @@ class Device(Result):
 
 class DeviceList(Result):
     devices: list[Device]
+
+
+class DeviceListing(DeviceList):
+    discovered: list[DiscoveredDevice] | None = Field(
+        default=None, description="advertised by mDNS: found, not connected"
+    )
+
+
+class ListArgs(Args):
+    discover_seconds: float = Field(
+        default=DEFAULT_DISCOVER_SECONDS,
+        ge=0,
+        le=5,
+        description="seconds to look for wireless devices by mDNS (0: none)",
+    )
 
 
 class ConnectArgs(Args):
@@ -63,17 +81,22 @@ def _devices(call: ToolCall) -> list[Device]:
     name="list_devices",
     title="List devices",
     risk=Risk.READ,
-    input=Args,
-    output=DeviceList,
+    input=ListArgs,
+    output=DeviceListing,
     example={},
     needs_device=False,
 )
-async def list_devices(call: ToolCall, args: Args) -> ToolOutput:
-    """Devices this server knows, their state, and which one this session selected."""
+async def list_devices(call: ToolCall, args: ListArgs) -> ToolOutput:
+    """Devices this server knows, their state, which one this session selected, and
+    wireless-debugging devices discovered by mDNS (pair_device, connect_device)."""
     await anyio.to_thread.run_sync(call.app.devices.refresh)
+    discovered = await anyio.to_thread.run_sync(discover_devices, args.discover_seconds)
     devices = _devices(call)
     online = sum(d.state == "device" for d in devices)
-    return ToolOutput(f"{len(devices)} device(s), {online} online", DeviceList(devices=devices))
+    summary = f"{len(devices)} device(s), {online} online"
+    if discovered:
+        summary += f", {len(discovered)} wireless-debugging service(s) discovered by mDNS"
+    return ToolOutput(summary, DeviceListing(devices=devices, discovered=discovered or None))
 
 
 @tool(
