@@ -4,6 +4,7 @@ half-written under its final name, and a failure in a multi-file push hides noth
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,17 @@ def test_a_stalled_pull_times_out_and_cleans_up(sync_device: SyncDevice, tmp_pat
     finally:
         sync_device.device.faults.release_stalls()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_disconnect_mid_pull_stream_says_how_far_it_got(sync_device: SyncDevice) -> None:
+    """Without a progress callback nothing asked for the size: the message has none."""
+    sync_device.files.write_bytes("/sdcard/big.bin", pattern(4 * 1024 * 1024))
+    sync_device.device.faults.drop_after_sent_bytes = 1_500_000
+    sink = io.BytesIO()
+    with pytest.raises(DisconnectedError) as caught:
+        sync.pull_stream(sync_device.client.connection, "/sdcard/big.bin", sink)
+    assert re.match(
+        r"the device disconnected during pull of '/sdcard/big\.bin' after (\d+) bytes: ",
+        str(caught.value),
+    )
+    assert f"after {len(sink.getvalue())} bytes: " in str(caught.value)
