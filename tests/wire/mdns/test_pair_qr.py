@@ -10,6 +10,7 @@ import os
 import queue
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -148,3 +149,24 @@ def test_pair_qr_takes_no_address_or_code(
 ) -> None:
     assert cli_main.main(["pair", "--qr", *extra]) == 2
     assert "--qr takes no address or code" in capsys.readouterr().err
+
+
+def test_pair_qr_stops_at_once_on_ctrl_c(user_key: AdbKey) -> None:
+    def body() -> tuple[int, float, str]:
+        with started("pair", "--qr", "--qr-wait", str(WAIT)) as host:
+            assert host.stderr is not None
+            lines = lines_of(host.stderr)
+            line_matching(lines, r"Waiting up to", [])
+            interrupted = time.monotonic()
+            host.send_signal(signal.SIGINT)
+            status = host.wait(timeout=WAIT)
+            elapsed = time.monotonic() - interrupted
+        rest: list[str] = []
+        while not lines.empty():
+            rest.append(lines.get())
+        return status, elapsed, "".join(rest)
+
+    status, elapsed, err = run_in_multicast_namespace(body)
+    assert status == 130
+    assert "Traceback" not in err
+    assert elapsed < 10  # measured 0.6 s, most of it zeroconf closing
