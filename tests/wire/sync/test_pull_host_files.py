@@ -81,6 +81,20 @@ def test_preserve_applies_the_umask_to_the_devices_mode(
     assert _mode(tmp_path / "plain.sh") == 0o640  # without -a: 0644 & ~027
 
 
+def test_without_preserve_files_are_0644_whatever_the_device_says(
+    v2_device: SyncDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pull_module, "_UMASK", [])
+    v2_device.files.write_bytes("/sdcard/run.sh", b"x")
+    v2_device.files.host_path("/sdcard/run.sh").chmod(0o777)
+    previous = os.umask(0)  # nothing masked: the mode is the one pull asks for
+    try:
+        sync.pull(v2_device.client.connection, "/sdcard/run.sh", str(tmp_path))
+    finally:
+        os.umask(previous)
+    assert _mode(tmp_path / "run.sh") == 0o644
+
+
 def test_the_umask_is_read_without_changing_it(
     monkeypatch: pytest.MonkeyPatch, umask_027: None
 ) -> None:
