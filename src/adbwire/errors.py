@@ -183,9 +183,11 @@ class StreamRefusedError(AdbwireError):
 
     fault = Fault.DEVICE
 
-    def __init__(self, service: str) -> None:
-        super().__init__(f"the device refused the service {service!r} (not supported here)")
+    def __init__(self, service: str, reason: str | None = None) -> None:
+        why = reason or "not supported here"
+        super().__init__(f"the device refused the service {service!r} ({why})")
         self.service = service
+        self.reason = reason
 
 
 class DeviceCommandError(AdbwireError):

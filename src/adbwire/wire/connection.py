@@ -281,7 +281,8 @@ class Connection:
             raise
         if stream.refused:
             stream.close()
-            raise StreamRefusedError(service)
+            explain = getattr(self.transport, "refusal_reason", None)  # a replay says why
+            raise StreamRefusedError(service, explain(service) if callable(explain) else None)
         return stream
 
     def close(self) -> None:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.errors import DisconnectedError, ReplayMismatchError
+from adbwire.errors import DisconnectedError, ReplayMismatchError, StreamRefusedError
 from adbwire.wire import packets as P
 from adbwire.wire.client import AdbClient
 from adbwire.wire.connection import Connection
 from adbwire.wire.protocol import ConnectionState
-from adbwire.wire.recording import ReplayKey, ReplayTransport, load_fixture
+from adbwire.wire.recording import FixtureWarning, ReplayKey, ReplayTransport, load_fixture
 from adbwire.wire.recording.events import Close, Data, End, Event, Open
 from adbwire.wire.recording.packet_stream import PacketSplitter
 from adbwire.wire.recording.replay_device import ReplayDevice, banner_for_replay
@@ -31,7 +31,7 @@ def test_the_replayed_banner_drops_delayed_ack_only() -> None:
 
 def device_for(tmp_path: Path, events: list[Event]) -> ReplayDevice:
     path = write(tmp_path / "f.jsonl", HEADER, events)
-    return ReplayDevice(build_script(load_fixture(path)))
+    return ReplayDevice(build_script(load_fixture(path)), strict=True)
 
 
 def answers(device: ReplayDevice, splitter: PacketSplitter) -> list[P.Packet]:
@@ -128,7 +128,8 @@ def test_opening_more_streams_of_a_service_than_recorded_fails_at_the_open(
         HEADER,
         [Open(1, "exec:cat"), Data(1, "host", b"x"), Close(1, "host"), End("host")],
     )
-    client = AdbClient(Connection.open(ReplayTransport(path), [ReplayKey()], timeouts=TIMEOUTS))
+    transport = ReplayTransport(path, strict=True)
+    client = AdbClient(Connection.open(transport, [ReplayKey()], timeouts=TIMEOUTS))
     try:
         first = client.open_stream("exec:cat")
         with pytest.raises(ReplayMismatchError, match="ran past the end"):
@@ -136,6 +137,31 @@ def test_opening_more_streams_of_a_service_than_recorded_fails_at_the_open(
         first.close()
     finally:
         client.close()  # after a mismatch, no report of unused traffic on top
+
+
+def test_not_strict_a_request_the_recording_lacks_fails_its_stream_only(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "one.jsonl",
+        HEADER,
+        [
+            Open(1, "exec:cat"),
+            Data(1, "host", b"x"),
+            Data(1, "device", b"x"),
+            Close(1, "host"),
+            End("host"),
+        ],
+    )
+    transport = ReplayTransport(path)
+    client = AdbClient(Connection.open(transport, [ReplayKey()], timeouts=TIMEOUTS))
+    try:
+        with pytest.warns(FixtureWarning), pytest.raises(StreamRefusedError, match="does not have"):
+            client.open_stream("exec:nothing")
+        with client.open_stream("exec:cat") as stream:  # the connection goes on
+            stream.write(b"x")
+            assert stream.read_exactly(1) == b"x"
+        assert "exec:nothing" in transport.mismatches[0]
+    finally:
+        client.close()
 
 
 def test_an_answer_waits_for_the_host_bytes_that_preceded_it(tmp_path: Path) -> None:

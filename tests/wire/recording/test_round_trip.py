@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.errors import ReplayMismatchError, StreamRefusedError
+from adbwire.errors import AdbwireError, ReplayMismatchError, StreamRefusedError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.recording import FixtureWarning, ReplayKey, ReplayTransport, load_fixture
@@ -93,7 +93,7 @@ def test_a_changed_command_fails_at_once_naming_the_stream_and_line(
     recording: tuple[Path, list[object]],
 ) -> None:
     path, _ = recording
-    client = client_on(ReplayTransport(path), [ReplayKey()])
+    client = client_on(ReplayTransport(path, strict=True), [ReplayKey()])
     try:
         with pytest.raises(ReplayMismatchError) as caught:
             client.shell("cat -u", stdin=b"hello\n")
@@ -115,7 +115,7 @@ def test_changed_bytes_on_a_stream_fail_with_expected_actual_and_line(
         for item in fixture.events
         if isinstance(item.event, Data) and item.event.side == "host" and item.event.stream == 2
     )
-    client = client_on(ReplayTransport(path), [ReplayKey()])
+    client = client_on(ReplayTransport(path, strict=True), [ReplayKey()])
     try:
         client.shell("cat", stdin=b"hello\n")
         with pytest.raises(ReplayMismatchError) as caught:
@@ -131,11 +131,35 @@ def test_changed_bytes_on_a_stream_fail_with_expected_actual_and_line(
     assert caught.value.line == stdin_line
 
 
+def test_not_strict_changed_bytes_fail_that_stream_and_the_connection_goes_on(
+    recording: tuple[Path, list[object]],
+) -> None:
+    path, recorded = recording
+    transport = ReplayTransport(path)
+    client = client_on(transport, [ReplayKey()])
+    try:
+        assert client.shell("cat", stdin=b"hello\n") == recorded[0]
+        changed = b"typed input\n" * 10 + b"TYPED INPUT\n"
+        with (
+            pytest.warns(FixtureWarning, match="at byte 120 of what the client writes"),
+            pytest.raises(AdbwireError),
+        ):
+            client.shell("cat", stdin=changed)
+        assert "stream 2 ('shell,v2,raw:cat')" in transport.mismatches[0]
+        with pytest.warns(FixtureWarning), pytest.raises(StreamRefusedError, match="cat -u"):
+            client.shell("cat -u")
+        assert client.shell("echo hello") == recorded[4]  # the connection is still usable
+    finally:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FixtureWarning)
+            client.close()
+
+
 def test_running_past_the_end_of_the_recording_says_so(
     recording: tuple[Path, list[object]],
 ) -> None:
     path, _ = recording
-    client = client_on(ReplayTransport(path), [ReplayKey()])
+    client = client_on(ReplayTransport(path, strict=True), [ReplayKey()])
     try:
         run_session(client)
         with pytest.raises(ReplayMismatchError, match="ran past the end of the recording"):

@@ -16,13 +16,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, NoReturn
 
 from adbwire.errors import ReplayMismatchError
 from adbwire.wire import packets as P
 from adbwire.wire.recording.host_bytes import HostCanon, canon_for
+from adbwire.wire.recording.meaning import (
+    EXIT_STATUS_UNKNOWN,
+    SAME,
+    Translation,
+    match_meaning,
+)
 from adbwire.wire.recording.script import (
+    DeviceChunk,
     RecordedStream,
     ReplayScript,
     match_bytes,
@@ -30,6 +37,7 @@ from adbwire.wire.recording.script import (
     shorten,
 )
 from adbwire.wire.recording.stream_log import service_of
+from adbwire.wire.recording.sync_replay import SyncServe, sync_pool
 
 REPLAY_TOKEN: Final = b"adbwire replay token"  # 20 bytes, like adbd's random tokens
 
@@ -53,8 +61,11 @@ class _Live:
     service: str
     candidates: list[RecordedStream]
     swaps: dict[int, dict[bytes, bytes]]
+    translations: dict[int, Translation]
     canon: HostCanon
     recorded: RecordedStream | None = None
+    chunks: list[DeviceChunk] = field(default_factory=list)
+    """What the device sends: the recorded chunks, translated for the client's spelling."""
     current: bytes = b""
     """The device chunk being sent, with volatile tokens swapped."""
     host_offset: int = 0
@@ -62,13 +73,24 @@ class _Live:
     chunk_offset: int = 0
     awaiting_okay: bool = False
     closed: bool = False
+    sync: SyncServe | None = None
+    """A `sync:` stream, answered request by request (`sync_replay`)."""
 
 
 class ReplayDevice:
-    """Answers one host connection from a `ReplayScript`."""
+    """Answers one host connection from a `ReplayScript`.
 
-    def __init__(self, script: ReplayScript) -> None:
+    `strict`: a request the recording does not have stops the whole connection (raises
+    ReplayMismatchError). Otherwise only that stream fails: an OPEN is refused (CLSE), a
+    stream whose bytes differ is closed by the device; `mismatches` lists what happened and
+    `refusals` maps a refused service to the reason.
+    """
+
+    def __init__(self, script: ReplayScript, *, strict: bool = False) -> None:
         self.script = script
+        self.strict = strict
+        self.mismatches: list[str] = []
+        self.refusals: dict[str, str] = {}
         self.fixture = script.fixture
         header = self.fixture.header
         self.device_version = header.device_version or P.VERSION_SKIP_CHECKSUM
@@ -84,6 +106,7 @@ class ReplayDevice:
         self._used: dict[int, _Live | None] = {}  # recorded number -> its live stream
         self._next_device_id = 1
         self._swaps: dict[bytes, bytes] = {}
+        self._sync_pool = sync_pool(self.fixture)
         """Volatile tokens seen so far: recorded -> what this host uses instead."""
 
     # ----------------------------------------------------------- packets in
@@ -137,20 +160,30 @@ class ReplayDevice:
 
     def _on_open(self, packet: P.Packet) -> None:
         service = service_of(packet.payload)
+        if service == "sync:" and self._sync_pool.exchanges:
+            self._open_sync(packet)
+            return
         swaps: dict[int, dict[bytes, bytes]] = {}
+        translations: dict[int, Translation] = {}
         candidates: list[RecordedStream] = []
         for recorded in self.script.streams:
             if recorded.number in self._used:
                 continue
             found = match_service(recorded.service, service)
-            if found is not None and self._consistent(found):
+            translation: Translation | None = SAME
+            if found is None:
+                found, translation = {}, match_meaning(recorded.service, service)
+            if translation is not None and self._consistent(found):
                 candidates.append(recorded)
                 swaps[recorded.number] = found
+                translations[recorded.number] = translation
         undecided = sum(
             1 for live in self._live.values() if live.recorded is None and live.service == service
         )
         if len(candidates) <= undecided:
-            self._fail(self._no_stream_message(service))
+            self._mismatch(self._no_stream_message(service), service=service)
+            self._send(P.Packet(P.A_CLSE, 0, packet.arg0))
+            return
         if candidates[0].refused:
             self._used[candidates[0].number] = None
             self._send(P.Packet(P.A_CLSE, 0, packet.arg0))
@@ -162,6 +195,7 @@ class ReplayDevice:
             service=service,
             candidates=[item for item in candidates if not item.refused],
             swaps=swaps,
+            translations=translations,
             canon=canon_for(service),
         )
         self._next_device_id += 1
@@ -171,10 +205,41 @@ class ReplayDevice:
             self._commit(live, live.candidates[0])
         self._pump(live)
 
+    def _open_sync(self, packet: P.Packet) -> None:
+        live = _Live(
+            host_id=packet.arg0,
+            device_id=self._next_device_id,
+            service="sync:",
+            candidates=[],
+            swaps={},
+            translations={},
+            canon=canon_for("sync:"),
+            sync=SyncServe(self._sync_pool),
+        )
+        self._next_device_id += 1
+        self._live[live.host_id] = live
+        self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
+
+    def _on_sync_write(self, live: _Live, data: bytes) -> None:
+        assert live.sync is not None
+        answers, problem = live.sync.feed(data)
+        self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
+        live.chunks += [DeviceChunk(0, answer, 0) for answer in answers if answer]
+        if problem is not None:
+            self._mismatch(f"replay mismatch on a 'sync:' stream: {problem} ({self.fixture.path})")
+            self._send(P.Packet(P.A_CLSE, live.device_id, live.host_id))
+            live.closed = True
+            self._live.pop(live.host_id, None)
+            return
+        self._pump(live)
+
     def _on_write(self, packet: P.Packet) -> None:
         live = self._live.get(packet.arg0)
         if live is None or live.closed:
             return  # data racing the device's CLSE: a device drops it too
+        if live.sync is not None:
+            self._on_sync_write(live, bytes(packet.payload))
+            return
         data = live.canon.feed(bytes(packet.payload))
         start = live.host_offset
         matching: list[RecordedStream] = []
@@ -192,6 +257,10 @@ class ReplayDevice:
                 self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
                 return
             self._fail_bytes(live, live.candidates[0], data)
+            self._send(P.Packet(P.A_CLSE, live.device_id, live.host_id))
+            live.closed = True
+            self._live.pop(live.host_id, None)
+            return
         self._swaps.update(learned[0])
         live.candidates = matching
         live.host_offset += len(data)
@@ -211,7 +280,7 @@ class ReplayDevice:
         live = self._live.pop(host_id, None)
         if live is None:
             return
-        if live.recorded is None:
+        if live.recorded is None and live.sync is None:
             self._commit(live, live.candidates[0])
         live.closed = True
         self._check_finished()
@@ -221,16 +290,25 @@ class ReplayDevice:
     def _commit(self, live: _Live, recorded: RecordedStream) -> None:
         live.recorded = recorded
         live.candidates = [recorded]
+        live.chunks = list(recorded.device)
+        marker = live.translations.get(recorded.number, SAME).exit_marker
+        if marker is not None and recorded.close_by == "device":
+            # The recorded plain `shell:` gave no exit status; adbwire's wrapper asked for one.
+            status = marker.encode() + EXIT_STATUS_UNKNOWN + b"\n"
+            live.chunks.append(DeviceChunk(recorded.close_gate, status, recorded.close_line or 0))
         self._used[recorded.number] = live
         self._swaps.update(live.swaps.get(recorded.number, {}))
-        for other in self._live.values():
+        for other in list(self._live.values()):
             if other.recorded is None and recorded in other.candidates:
                 other.candidates.remove(recorded)
                 if not other.candidates:
-                    self._fail(
+                    self._mismatch(
                         f"the client opened {other.service!r} more often than the "
                         f"recording did ({self.fixture.path})"
                     )
+                    self._send(P.Packet(P.A_CLSE, other.device_id, other.host_id))
+                    other.closed = True
+                    self._live.pop(other.host_id, None)
 
     def _answer_due(self, live: _Live) -> bool:
         first = live.candidates[0]
@@ -238,17 +316,22 @@ class ReplayDevice:
             return first.device[0].gate <= live.host_offset
         return first.close_by == "device" and first.close_gate <= live.host_offset
 
+    def _device_closes(self, live: _Live) -> bool:
+        if live.sync is not None:
+            return live.sync.quit
+        recorded = live.recorded
+        assert recorded is not None
+        return recorded.close_by == "device" and recorded.close_gate <= live.host_offset
+
     def _pump(self, live: _Live) -> None:
         if live.closed:
             return
-        if live.recorded is None:
+        if live.recorded is None and live.sync is None:
             if not self._answer_due(live):
                 return
             self._commit(live, live.candidates[0])
-        recorded = live.recorded
-        assert recorded is not None
-        while not live.awaiting_okay and live.next_chunk < len(recorded.device):
-            chunk = recorded.device[live.next_chunk]
+        while not live.awaiting_okay and live.next_chunk < len(live.chunks):
+            chunk = live.chunks[live.next_chunk]
             if chunk.gate > live.host_offset:
                 return
             if live.chunk_offset == 0:
@@ -261,11 +344,7 @@ class ReplayDevice:
             if live.chunk_offset >= len(data):
                 live.next_chunk += 1
                 live.chunk_offset = 0
-        if (
-            live.next_chunk == len(recorded.device)
-            and recorded.close_by == "device"
-            and recorded.close_gate <= live.host_offset
-        ):
+        if live.next_chunk == len(live.chunks) and self._device_closes(live):
             self._send(P.Packet(P.A_CLSE, live.device_id, live.host_id))
             live.closed = True
             self._live.pop(live.host_id, None)
@@ -285,20 +364,33 @@ class ReplayDevice:
     def _check_finished(self) -> None:
         if self.script.end_by != "device" or self.finished:
             return
-        if len(self._used) < len(self.script.streams):
-            return
+        for stream in self.script.streams:
+            if stream.number in self._sync_pool.streams:
+                if not self._sync_pool.stream_done(stream.number):
+                    return
+            elif stream.number not in self._used:
+                return
         for live in self._live.values():
-            recorded = live.recorded
-            if recorded is None or live.next_chunk < len(recorded.device):
+            if live.sync is None and live.recorded is None:
                 return
-            if recorded.close_by == "device" and not live.closed:
+            if live.next_chunk < len(live.chunks):
                 return
+            if live.sync is not None or (live.recorded and live.recorded.close_by == "device"):
+                return  # the device still has to close it
         self.finished = True
 
     # ----------------------------------------------------------- errors and leftovers
 
     def _fail(self, message: str, line: int | None = None) -> NoReturn:
         raise ReplayMismatchError(message, fixture=self.fixture.path, line=line)
+
+    def _mismatch(self, message: str, line: int | None = None, service: str | None = None) -> None:
+        """Strict: stop the connection. Otherwise note it; the caller fails that stream."""
+        if self.strict:
+            self._fail(message, line)
+        self.mismatches.append(message)
+        if service is not None:
+            self.refusals[service] = message
 
     def _no_stream_message(self, service: str) -> str:
         unused = [item for item in self.script.streams if item.number not in self._used]
@@ -316,7 +408,7 @@ class ReplayDevice:
             f"{self.fixture.where(nxt.line)}"
         )
 
-    def _fail_bytes(self, live: _Live, recorded: RecordedStream, actual: bytes) -> NoReturn:
+    def _fail_bytes(self, live: _Live, recorded: RecordedStream, actual: bytes) -> None:
         start = live.host_offset
         expected = bytes(recorded.host[start : start + len(actual)])
         differ = next(
@@ -333,7 +425,7 @@ class ReplayDevice:
             detail = (
                 f"expected {shorten(expected, differ)}, the client wrote {shorten(actual, differ)}"
             )
-        self._fail(
+        self._mismatch(
             f"replay mismatch on stream {recorded.number} ({recorded.service!r}) at byte "
             f"{start + differ} of what the client writes: {detail} "
             f"({self.fixture.where(line)})",
@@ -342,8 +434,10 @@ class ReplayDevice:
 
     def leftovers(self) -> list[str]:
         """Recorded traffic the client never asked for, one sentence each."""
-        found: list[str] = []
+        found: list[str] = self._sync_pool.leftovers()
         for recorded in self.script.streams:
+            if recorded.number in self._sync_pool.streams:
+                continue
             if recorded.number not in self._used:
                 found.append(f"{recorded.describe()} was never opened")
                 continue

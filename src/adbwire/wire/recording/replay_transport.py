@@ -23,8 +23,10 @@ from adbwire.wire.recording.script import build_script
 class ReplayTransport:
     """Plays the device side of the fixture at `path`; see docs/fixtures.md.
 
-    `strict`: recorded traffic the client never used is an error at `close()` (else a
-    `FixtureWarning`).
+    `strict`: a request the recording does not have stops the connection, and recorded
+    traffic the client never used is an error at `close()`. Otherwise such a request fails
+    its stream only (an OPEN is refused, a stream is closed; a `FixtureWarning` and
+    `mismatches` say why) and unused traffic is a `FixtureWarning`.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, strict: bool = False) -> None:
@@ -53,18 +55,21 @@ class ReplayTransport:
         with self._cond:
             if self._device is not None:
                 raise DisconnectedError(f"{self.address}: a replay plays one connection only")
-            self._device = ReplayDevice(self._script)
+            self._device = ReplayDevice(self._script, strict=self.strict)
 
     def write_packet(self, header: bytes, payload: bytes | bytearray | memoryview) -> None:
         with self._cond:
             device = self._live_device()
             command, arg0, arg1, _length, _check, _magic = P.HEADER.unpack(header)
+            noted = len(device.mismatches)
             try:
                 device.receive(P.Packet(command, arg0, arg1, bytes(payload)))
             except ReplayMismatchError as exc:
                 self._failure = exc
                 raise
             finally:
+                for message in device.mismatches[noted:]:
+                    warnings.warn(f"{message}; that stream fails", FixtureWarning, stacklevel=2)
                 if device.outbox:
                     self._incoming += device.outbox
                     device.outbox.clear()
@@ -106,6 +111,17 @@ class ReplayTransport:
         if self.strict and sys.exc_info()[1] is None:
             raise ReplayMismatchError(message, fixture=self.fixture.path)
         warnings.warn(message, FixtureWarning, stacklevel=2)
+
+    @property
+    def mismatches(self) -> list[str]:
+        """Requests that failed their stream (not strict), in order, one sentence each."""
+        with self._cond:
+            return list(self._device.mismatches) if self._device is not None else []
+
+    def refusal_reason(self, service: str) -> str | None:
+        """Why the replay refused `service` (the connection puts it in StreamRefusedError)."""
+        with self._cond:
+            return self._device.refusals.get(service) if self._device is not None else None
 
     def unused(self) -> list[str]:
         """Recorded traffic the client has not used (so far), one sentence each; nothing

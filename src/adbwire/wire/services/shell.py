@@ -9,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
+from typing import Final
 
 from adbwire.errors import (
     CommandFailedError,
@@ -27,6 +28,10 @@ from adbwire.wire.services.shell_protocol import (
 )
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Deadline
+
+EXIT_STATUS_UNKNOWN: Final = -1
+"""`ShellResult.exit_code` when the device gave no exit status: only a replayed capture of a
+legacy `shell:` stream (Google's adb on a device without shell_v2) does; see docs/fixtures.md."""
 
 
 class Channel(str, Enum):
@@ -213,6 +218,9 @@ class ShellProcess:
             return
         status = tail[at + len(marker) :].strip()
         self._tail = tail[:at]
+        if status == b"unknown":  # a replayed capture that carries no exit status
+            self.exit_code = EXIT_STATUS_UNKNOWN
+            return
         self.exit_code = int(status) if status.isdigit() else 255
 
     @property
