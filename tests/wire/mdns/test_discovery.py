@@ -20,6 +20,7 @@ from adbwire.testing.pairing_server import PairingServer
 from adbwire.wire.keys import AdbKey, default_key_comment, default_key_path, encode_android_pubkey
 from adbwire.wire.mdns.browser import browse, find_instance
 from adbwire.wire.mdns.names import CONNECT_SERVICE, PAIRING_SERVICE
+from adbwire.wire.pairing.client import pair_with_password
 from tests.wire.mdns.namespace import run_in_multicast_namespace
 
 CODE = "482913"
@@ -61,6 +62,20 @@ def test_browse_finds_both_services_of_the_simulated_phone(other_key: AdbKey) ->
         assert discovery.dropped == 0
 
     run_in_multicast_namespace(body)
+
+
+def test_the_pairing_service_is_withdrawn_once_paired(adb_key: AdbKey, other_key: AdbKey) -> None:
+    def body() -> tuple[set[str], set[str]]:
+        with wireless_phone(other_key) as (_, pairing):
+            before = {s.service_type for s in browse(duration=BROWSE).services}
+            pair_with_password(pairing.address, CODE.encode(), adb_key, timeout=10)
+            assert pairing.paired.wait(10)
+            after = {s.service_type for s in browse(duration=BROWSE).services}
+        return before, after
+
+    before, after = run_in_multicast_namespace(body)
+    assert before == {CONNECT_SERVICE, PAIRING_SERVICE}
+    assert after == {CONNECT_SERVICE}  # as a phone closes its pairing dialog
 
 
 def test_browse_keeps_at_most_max_instances(other_key: AdbKey) -> None:
@@ -108,7 +123,16 @@ def test_mdns_services_lists_the_phone_like_adb(adbwire: Run, other_key: AdbKey)
     def body() -> None:
         with wireless_phone(other_key) as (device, pairing):
             status, out, err = adbwire("mdns", "services", "--wait", str(BROWSE))
+            _, as_json, _ = adbwire("mdns", "services", "--json", "--wait", str(BROWSE))
         assert (status, err) == (0, "")
+        services = json.loads(as_json)["services"]
+        assert {(s["service_type"], s["port"]) for s in services} == {
+            (CONNECT_SERVICE, device.port),
+            (PAIRING_SERVICE, pairing.port),
+        }
+        assert all(
+            s["addresses"] == ["127.0.0.1"] and s["instance"] == pairing.guid for s in services
+        )
         width = len(pairing.guid)
         assert out.splitlines() == [
             "List of discovered mdns services",
