@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
-from tests.interop.adb_oracle import ADB, AdbOracle
+from tests.interop.adb_oracle import ADB, AdbOracle, free_port
 
 pytestmark = [
     pytest.mark.interop,
@@ -206,3 +207,43 @@ def test_text_tools_in_a_device_script(adb: AdbOracle, device: SimulatedDevice) 
         "find . -name '*.txt' | xargs basename && cut -d' ' -f2 x.txt | xargs echo"
     )
     assert shell(adb, device, script) == "=B\n=C\nx.txt\n1 2 3\n"
+
+
+def test_a_device_nc_listener_is_reachable_through_adb_forward(
+    adb: AdbOracle, device: SimulatedDevice
+) -> None:
+    device_port, host_port = free_port(), free_port()
+    listener = subprocess.Popen(
+        [str(ADB), "-s", device.serial, "shell", f"nc -l -p {device_port} | md5sum"],
+        env=adb.env,
+        stdin=subprocess.PIPE,  # open: at stdin's end nc would half-close, ending the forward
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until_running(adb, device, "nc")
+        _wait_for_listener(device_port)
+        adb.ok("-s", device.serial, "forward", f"tcp:{host_port}", f"tcp:{device_port}")
+        payload = os.urandom(200_000)
+        with socket.create_connection(("127.0.0.1", host_port), timeout=WAIT) as client:
+            client.sendall(payload)
+        out, err = listener.communicate(timeout=WAIT)
+        assert (out, err) == (f"{hashlib.md5(payload).hexdigest()}  -\n".encode(), b"")
+    finally:
+        adb.run("-s", device.serial, "forward", "--remove-all")
+        if listener.poll() is None:
+            listener.kill()
+            listener.wait(WAIT)
+
+
+def _wait_for_listener(port: int) -> None:
+    """The device's loopback is the host's: wait until /proc/net/tcp shows the LISTEN socket
+    (connecting to find out would use up nc's one connection)."""
+    wanted = f"0100007F:{port:04X}"
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline:
+        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+        if any(row.split()[1] == wanted and row.split()[3] == "0A" for row in rows):
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"nothing listens on port {port}")

@@ -155,7 +155,11 @@ class DeviceStream:
             already_closed = self._closed_local
             self._closed_remote = True
             self._closed_local = True
-            self._drop_queues()
+            # What the host wrote before its CLSE is still read, as adbd flushes a closing
+            # socket's queue to the fd (local_socket_close); nothing more can be sent.
+            self._outbox.clear()
+            self._outbox_bytes = 0
+            self._wake()
         if not already_closed:
             self._sink.send_packet(A_CLSE, self.local_id, self.remote_id)
 

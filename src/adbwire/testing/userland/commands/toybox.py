@@ -9,7 +9,20 @@ from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 APPLETS: Final = (
     *("awk", "basename", "cat", "chmod", "cp", "cut", "date", "dd", "df", "dirname", "du"),
     *("echo", "env", "false", "find", "grep", "head", "id", "kill", "ln", "ls", "md5sum"),
-    *("mkdir", "mv", "pidof", "printf", "ps", "pwd", "readlink", "realpath", "rm", "sed"),
+    *(
+        "mkdir",
+        "mv",
+        "nc",
+        "netcat",
+        "pidof",
+        "printf",
+        "ps",
+        "pwd",
+        "readlink",
+        "realpath",
+        "rm",
+        "sed",
+    ),
     *("sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "sleep", "sort", "stat"),
     *("tail", "test", "touch", "tr", "true", "tty", "uname", "uptime", "wc", "whoami", "xargs"),
 )
