@@ -82,6 +82,9 @@ def _isolated_home(
     monkeypatch.setenv("HOME", str(home))
     for variable in ("ANDROID_USER_HOME", "ANDROID_SDK_HOME", "ADB_VENDOR_KEYS", "ANDROID_SERIAL"):
         monkeypatch.delenv(variable, raising=False)
+    # `adbwire connect` remembers devices under the state directory: the test's HOME's.
+    for variable in ("XDG_STATE_HOME", "ADBWIRE_STATE_DIR"):
+        monkeypatch.delenv(variable, raising=False)
     # `devices -l` looks for wireless devices by mDNS unless told not to: tests that want it
     # run in a private network namespace (tests/wire/mdns) and turn it back on.
     monkeypatch.setenv("ADBWIRE_MDNS", "0")

@@ -9,31 +9,40 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 from adbwire import __version__
 from adbwire.cli import (
+    connect,
     demo,
     devices,
     forward,
     import_capture,
     install,
     keygen,
+    logcat,
     ls,
     mdns,
     pair,
     pull,
     push,
     reboot,
+    remount,
+    reverse,
     root,
     serve,
     shell,
     simulate,
+    state,
     tcpip,
     uninstall,
+    wait_for,
 )
+from adbwire.cli.suggest import SuggestingParser
 from adbwire.cli.terminal_text import visible
 from adbwire.errors import AdbwireError, Fault
 
@@ -53,6 +62,12 @@ COMMANDS = (
     install,
     uninstall,
     forward,
+    reverse,
+    logcat,
+    state,
+    wait_for,
+    connect,
+    remount,
     reboot,
     root,
     tcpip,
@@ -65,7 +80,7 @@ COMMANDS = (
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = SuggestingParser(
         prog="adbwire",
         description="Talk to Android devices over the ADB wire protocol, with no adb binary.",
     )
@@ -144,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # see cli/__init__.py
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:

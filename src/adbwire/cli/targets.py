@@ -1,6 +1,6 @@
 """Choosing the device a command talks to: -s SERIAL (USB serial, usb:PORT-PATH, HOST:PORT
-or a wireless-debugging device's mDNS name), $ADBWIRE_DEVICES for TCP devices, or the only
-device present.
+or a wireless-debugging device's mDNS name), $ADBWIRE_DEVICES and `adbwire connect` for TCP
+devices, or the only device present.
 
 An mDNS name is `NAME._adb-tls-connect._tcp` (or `._adb._tcp`), as adb names such devices,
 or a bare `NAME` that is no USB or TCP device here; it is resolved within --connect-timeout.
@@ -12,8 +12,9 @@ import argparse
 import math
 import os
 import re
+import sys
 
-from adbwire.cli import targets_usb
+from adbwire.cli import known_devices, targets_usb
 from adbwire.errors import TransportError, UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.mdns.browser import resolve_instance
@@ -23,6 +24,7 @@ from adbwire.wire.mdns.names import (
     PAIRING_SERVICE,
     split_service_suffix,
 )
+from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.recording import ReplayKey, wrap_transport
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.usb import DeviceCandidate, open_transport
@@ -34,9 +36,11 @@ _SPLIT = re.compile(r"[\s,]+")
 
 
 def configured_addresses() -> list[str]:
-    """TCP devices named in $ADBWIRE_DEVICES (comma- or space-separated HOST:PORT)."""
+    """TCP devices named in $ADBWIRE_DEVICES (comma- or space-separated HOST:PORT), then
+    those `adbwire connect` remembered."""
     text = os.environ.get(DEVICES_VARIABLE, "")
-    return [item for item in _SPLIT.split(text) if item]
+    named = [item for item in _SPLIT.split(text) if item]
+    return list(dict.fromkeys([*named, *known_devices.load()]))
 
 
 def timeouts_from(args: argparse.Namespace) -> Timeouts:
@@ -71,6 +75,15 @@ def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:
         return DeviceCandidate(service.address, "tcp")
 
 
+PROMPT_NOTICE = "adbwire: waiting for the debugging prompt on the device to be accepted…"
+
+
+def announce_prompt(state: ConnectionState) -> None:
+    """Say why nothing happens while the device asks its user to allow this computer."""
+    if state is ConnectionState.UNAUTHORIZED:
+        print(PROMPT_NOTICE, file=sys.stderr, flush=True)
+
+
 def connect(args: argparse.Namespace) -> AdbClient:
     """Connect to the device the command line selects (-s, $ADBWIRE_DEVICES, or the only one),
     or to a replayed recording with --replay; --record writes the session as it happens."""
@@ -82,7 +95,7 @@ def connect(args: argparse.Namespace) -> AdbClient:
         return AdbClient.connect(transport, [ReplayKey()], timeouts=timeouts)
     candidate = choose(args.serial, timeouts)
     if args.record is None:
-        return targets_usb.connect(candidate, timeouts)
+        return targets_usb.connect(candidate, timeouts, on_state=announce_prompt)
     transport = wrap_transport(
         open_transport(candidate, timeouts=timeouts),
         record=args.record,

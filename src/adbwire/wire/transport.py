@@ -9,6 +9,7 @@ never copied to be sent.
 from __future__ import annotations
 
 import contextlib
+import errno
 import socket
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, cast
@@ -135,7 +136,9 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         try:
             super().connect(timeout)
         except OSError as exc:
-            raise ConnectFailedError(f"cannot connect to {self.address}: {exc}") from exc
+            raise ConnectFailedError(
+                f"cannot connect to {self.address}: {describe_socket_error(exc)}"
+            ) from exc
         sock = self._connection
         sock.setblocking(True)
         # The send timeout bounds a peer that stops reading; the reader thread treats its
@@ -248,3 +251,16 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()
         self._connection = cast(socket.socket, None)  # adb_shell's attribute
+
+
+def describe_socket_error(exc: OSError) -> str:
+    """What a failed connect means, in words (not `[Errno 111] Connection refused`)."""
+    if isinstance(exc, socket.gaierror):
+        return "no such host (the name does not resolve)"
+    if isinstance(exc, TimeoutError):
+        return "no answer (timed out): is the address right and the device on this network?"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused: nothing listens on that port (is adbd in TCP mode?)"
+    if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
+        return "the network or host is unreachable from here"
+    return exc.strerror or str(exc)
