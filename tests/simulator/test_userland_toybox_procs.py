@@ -247,3 +247,39 @@ def test_proc_lists_the_process_table(userland: Userland) -> None:
         1,
         "cat: /proc/99999/status: No such file or directory\n",
     )
+
+
+# -- background jobs ---------------------------------------------------------------------------
+def test_background_job_pid_is_dollar_bang_and_wait_gives_its_status(userland: Userland) -> None:
+    result = run(userland, "echo [$!]; (exit 3) & job=$!; wait $job; echo status=$? job=$job")
+    first, second = result.out.splitlines()
+    assert first == "[]"
+    status, job = second.split()
+    assert status == "status=3"
+    assert int(job.split("=")[1]) > 0
+
+
+def test_kill_dollar_bang_ends_the_job(userland: Userland) -> None:
+    result = run(userland, "sleep 30 & kill $!; wait $!; echo $?; pidof sleep || echo none")
+    assert result.out == "143\nnone\n"
+
+
+def test_a_running_job_is_in_ps_and_the_session_waits_for_it(userland: Userland) -> None:
+    command = (
+        "sleep 30 & job=$!; "
+        "i=0; while ! pidof sleep >/dev/null && [ $i -lt 100000 ]; do i=$((i+1)); done; "
+        "ps -o PID,PPID,NAME | grep sleep | { read pid ppid name; [ $ppid = $job ] && echo ok; }; "
+        "kill $job; (sleep 0.1; echo late) & echo early"
+    )
+    result = run(userland, command)
+    assert result.out == "ok\nearly\nlate\n"
+
+
+def test_a_job_reads_dev_null_not_the_sessions_stdin(userland: Userland) -> None:
+    assert run(userland, "cat & wait; cat", stdin=b"for the foreground\n").out == (
+        "for the foreground\n"
+    )
+
+
+def test_wait_for_an_unknown_pid_is_127(userland: Userland) -> None:
+    assert run(userland, "wait 99999; echo $?").out == "127\n"

@@ -77,6 +77,8 @@ class Pipeline:
 class AndOr:
     first: Pipeline
     rest: list[tuple[str, Pipeline]]
+    background: bool = False
+    """Ended by `&`: run asynchronously."""
 
 
 Script = list[AndOr]
@@ -161,6 +163,8 @@ class _Parser:
             if tok is None or self.peek_op(")") or self.peek_keyword(*_TERMINATORS):
                 return items
             items.append(self.and_or())
+            if self.peek_op("&"):
+                items[-1].background = True
             if self.peek_op(";", "&", "\n"):
                 self.i += 1
             elif not (self.peek() is None or self.peek_op(")") or self.peek_keyword(*_TERMINATORS)):

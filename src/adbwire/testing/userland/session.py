@@ -30,8 +30,10 @@ def new_shell(
 
 
 def _end_session(shell: Shell, device: Device, status: int, streams: Streams) -> int:
-    """SIGHUP if the stream closed, then the EXIT trap; the shell leaves the process table."""
+    """Background jobs finish, SIGHUP if the stream closed, the EXIT trap; the shell leaves
+    the process table."""
     try:
+        shell.wait_jobs()
         if shell.outer_cancelled():
             silent = Streams(BytesReader(b""), NullWriter(), NullWriter())
             shell.run_trap(_HANGUP, silent)

@@ -163,7 +163,8 @@ def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
 
 
 def _wait(shell: Shell, argv: list[str], streams: Streams) -> int:
-    return 0  # `&` runs in the foreground: nothing is ever left to wait for
+    pids = [int(arg) for arg in argv[1:] if arg.isdigit()]
+    return shell.wait_jobs(pids or None)
 
 
 def _kill(shell: Shell, argv: list[str], streams: Streams) -> int:

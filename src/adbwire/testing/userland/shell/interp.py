@@ -2,7 +2,9 @@
 
 Pipelines run their stages one after another with the output of each buffered into the next
 (fine for the short commands tools send; the last stage streams to the client as it runs).
-`&` runs the command in the foreground: the simulator has no job control.
+`cmd &` runs in a thread as a background job: a subshell process whose pid is `$!`, with
+stdin from /dev/null; `wait` waits for jobs, and the session waits for them before it ends
+(as adbd waits for the output pipes a background job still holds). No job control.
 
 Each command that is not a shell builtin runs as a child process in the device's process
 table (so `ps` shows it); a signal sent to it ends it (status 128+N), one sent to the shell
@@ -14,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import posixpath
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, cast
@@ -64,6 +67,15 @@ class ShellHost(Protocol):
     def lookup(self, name: str) -> CommandFn | None: ...
 
     def user_id(self) -> int: ...
+
+
+@dataclass
+class Job:
+    """A background job: its subshell process and, once done, its status."""
+
+    process: Process
+    done: threading.Event
+    status: int = 0
 
 
 @dataclass
@@ -140,6 +152,9 @@ class Shell:
         self.traps: dict[int, str] = {}
         self.child: Process | None = None
         """The command running in the foreground, if any."""
+        self.jobs: dict[int, Job] = {}
+        """Background jobs of the session (shared with subshells)."""
+        self.last_job = ""
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
 
     def cancelled(self) -> bool:
@@ -213,7 +228,9 @@ class Shell:
         if name.isdigit():
             index = int(name) - 1
             return self._positional[index] if index < len(self._positional) else ""
-        if name in ("!", "-"):
+        if name == "!":
+            return self.last_job
+        if name == "-":
             return ""
         return None
 
@@ -239,6 +256,8 @@ class Shell:
         child.last_status = self.last_status
         child.pty = self.pty
         child.traps = dict(self.traps)
+        child.jobs = self.jobs
+        child.last_job = self.last_job
         return child
 
     def resolve(self, path: str) -> str:
@@ -264,9 +283,57 @@ class Shell:
             self.handle_signals(streams)
             if self.cancelled():
                 break
+            if item.background:
+                self._start_job(item, streams)
+                self.last_status = 0
+                continue
             self.last_status = self._and_or(item, streams)
         self.handle_signals(streams)
         return self.last_status
+
+    def _start_job(self, item: AndOr, streams: Streams) -> None:
+        process = self.host.processes.spawn(
+            [SHELL_PATH],
+            ppid=self.pid,
+            uid=self.host.user_id(),
+            session=self.process.session if self.process else 0,
+        )
+        runner = self.subshell()
+        runner.process, runner.pid = process, process.pid
+        job = Job(process, threading.Event())
+        job_streams = Streams(BytesReader(b""), streams.stdout, streams.stderr)
+
+        def run() -> None:
+            try:
+                job.status = runner._and_or(item, job_streams)
+            except ExitShell as exc:
+                job.status = exc.code
+            except Exception:
+                job.status = 1
+            finally:
+                if process.pending_signal:
+                    job.status = 128 + process.pending_signal
+                self.host.processes.reap(process)
+                job.done.set()
+
+        self.jobs[process.pid] = job
+        self.last_job = str(process.pid)
+        threading.Thread(target=run, name=f"device job {process.pid}", daemon=True).start()
+
+    def wait_jobs(self, pids: list[int] | None = None) -> int:
+        """Wait for background jobs (all, or those pids); the status of the last one waited
+        for (127 for a pid that is not a job), or 0 for all of them."""
+        status = 0
+        for pid in list(self.jobs) if pids is None else pids:
+            job = self.jobs.get(pid)
+            if job is None:
+                status = 127
+                continue
+            while not job.done.wait(0.05):
+                if self.outer_cancelled():
+                    return 128 + 1
+            status = job.status if pids is not None else 0
+        return status
 
     def _and_or(self, item: AndOr, streams: Streams) -> int:
         status = self._pipeline(item.first, streams)
