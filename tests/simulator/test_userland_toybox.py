@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -406,3 +407,68 @@ def test_toybox_runs_the_new_applets(userland: Userland) -> None:
     assert run(userland, "echo abc | toybox md5sum").out.startswith(
         hashlib.md5(b"abc\n").hexdigest()
     )
+
+
+# -- small utilities ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("seq 3", "1\n2\n3\n"),
+        ("seq 2 4", "2\n3\n4\n"),
+        ("seq 1 3 7", "1\n4\n7\n"),
+        ("seq 3 -1 1", "3\n2\n1\n"),
+        ("seq -s, 3", "1,2,3\n"),
+        ("which ls md5sum", "/system/bin/ls\n/system/bin/md5sum\n"),
+        ("command -v sed cd", "/system/bin/sed\ncd\n"),
+        ("printf 'a\\na\\nb\\na\\n' | uniq", "a\nb\na\n"),
+        ("printf 'a\\na\\nb\\n' | uniq -c", "      2 a\n      1 b\n"),
+        ("printf 'a\\na\\nb\\n' | uniq -d", "a\n"),
+        ("echo abc | base64", "YWJjCg==\n"),
+        ("echo YWJjCg== | base64 -d", "abc\n"),
+        ("yes | head -n 2", "y\ny\n"),
+        ("nproc", "4\n"),
+        ("getenforce", "Enforcing\n"),
+    ],
+)
+def test_small_utilities(userland: Userland, command: str, expected: str) -> None:
+    result = run(userland, command)
+    assert (result.status, result.out) == (0, expected)
+
+
+def test_which_and_command_v_fail_for_unknown_names(userland: Userland) -> None:
+    assert run(userland, "which nope").status == 1
+    assert run(userland, "command -v nope").status == 1
+
+
+def test_tee_writes_the_file_and_stdout(userland: Userland) -> None:
+    result = run(userland, f"echo hi | tee {TMP}/t && echo again | tee -a {TMP}/t >/dev/null")
+    assert result.out == "hi\n"
+    assert userland.device.files.read_bytes(f"{TMP}/t") == b"hi\nagain\n"
+
+
+def test_mktemp_makes_a_private_file_under_tmpdir(userland: Userland) -> None:
+    name = run(userland, "mktemp").out.strip()
+    assert re.fullmatch(rf"{TMP}/tmp\.[A-Za-z0-9]{{10}}", name), name
+    assert run(userland, f"stat -c '%a %U' {name}").out == "600 shell\n"
+    directory = run(userland, f"mktemp -d {TMP}/dirXXXX").out.strip()
+    assert run(userland, f"[ -d {directory} ] && echo dir").out == "dir\n"
+
+
+def test_cmp_and_truncate(userland: Userland) -> None:
+    files = userland.device.files
+    files.write_bytes(f"{TMP}/a", b"abc\nxyz")
+    files.write_bytes(f"{TMP}/b", b"abc\nxyq")
+    differ = run(userland, f"cmp {TMP}/a {TMP}/b")
+    assert (differ.status, differ.out) == (1, f"{TMP}/a {TMP}/b differ: char 7, line 2\n")
+    assert run(userland, f"cmp {TMP}/a {TMP}/a").status == 0
+    assert run(userland, f"truncate -s 3 {TMP}/a && cmp -s {TMP}/a {TMP}/b").status == 1
+    assert files.read_bytes(f"{TMP}/a") == b"abc"
+    assert run(userland, f"truncate -s 5 {TMP}/a").status == 0
+    assert files.read_bytes(f"{TMP}/a") == b"abc\0\0"
+
+
+def test_timeout_cuts_a_command_short_with_124(userland: Userland) -> None:
+    started = time.monotonic()
+    assert run(userland, "timeout 0.2 sleep 30; echo $?").out == "124\n"
+    assert time.monotonic() - started < 20
+    assert run(userland, "timeout 10 sh -c 'exit 3'; echo $?").out == "3\n"

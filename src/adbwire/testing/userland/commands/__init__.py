@@ -15,6 +15,7 @@ from adbwire.testing.userland.commands import (
     find,
     input,
     logcat,
+    misc,
     netcat,
     packages,
     paths,
@@ -31,7 +32,7 @@ from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
-             procs, netcat, toybox)  # fmt: skip
+             procs, netcat, misc, toybox)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

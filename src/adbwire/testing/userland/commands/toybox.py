@@ -25,6 +25,8 @@ APPLETS: Final = (
     ),
     *("sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "sleep", "sort", "stat"),
     *("tail", "test", "touch", "tr", "true", "tty", "uname", "uptime", "wc", "whoami", "xargs"),
+    *("which", "seq", "tee", "uniq", "mktemp", "sync", "truncate", "base64", "cmp", "timeout"),
+    *("nproc", "yes", "getenforce"),
 )
 
 

@@ -136,7 +136,8 @@ _RESERVED = frozenset(
 _SPECIAL = frozenset((".", ":", "break", "continue", "eval", "exec", "exit", "export",
                       "readonly", "return", "set", "shift", "times", "trap", "typeset",
                       "unset"))  # fmt: skip
-_MKSH_BUILTINS = frozenset(("[", "alias", "bg", "cd", "echo", "false", "fc", "fg", "getopts",
+_MKSH_BUILTINS = frozenset(("[", "alias", "bg", "cd", "command", "echo", "false", "fc", "fg",
+                            "getopts",
                             "jobs", "kill", "print", "pwd", "read", "test", "true", "type",
                             "ulimit", "umask", "unalias", "wait", "whence"))  # fmt: skip
 
@@ -160,6 +161,25 @@ def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
             continue
         streams.stdout.write(text.encode() + b"\n")
     return status
+
+
+def _command(shell: Shell, argv: list[str], streams: Streams) -> int:
+    """`command -v NAME…` (what would run), `command -V` (as type), or run NAME skipping
+    nothing (the simulated shell has no functions or aliases to skip)."""
+    args = argv[1:]
+    if args[:1] in (["-v"], ["-V"]):
+        if args[0] == "-V":
+            return _type(shell, ["type", *args[1:]], streams)
+        status = 0
+        for name in args[1:]:
+            if name in SHELL_BUILTINS or name in _MKSH_BUILTINS or name in _SPECIAL:
+                streams.stdout.write(name.encode() + b"\n")
+            elif "/" not in name and shell.host.lookup(name) is not None:
+                streams.stdout.write(f"/system/bin/{name}\n".encode())
+            else:
+                status = 1
+        return status
+    return shell.execute(args, streams) if args else 0
 
 
 def _wait(shell: Shell, argv: list[str], streams: Streams) -> int:
@@ -189,5 +209,6 @@ SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "trap": _trap,
     "type": _type,
     "wait": _wait,
+    "command": _command,
     "kill": _kill,
 }
