@@ -3,6 +3,7 @@ wait-for-*, logcat, reverse, remount, "did you mean", Ctrl-C and connection-erro
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import signal
@@ -12,10 +13,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from adbwire.cli import known_devices
+from adbwire.cli import known_devices, progress
 from adbwire.cli import main as cli_main
 from adbwire.cli.targets import PROMPT_NOTICE
 from adbwire.testing import DeviceOptions, SimulatedDevice
@@ -256,3 +258,18 @@ def test_the_debugging_prompt_is_announced_while_it_is_pending(
     )
     status, out, err = adbwire("-s", device.serial, "shell", "-n", "echo", "allowed")
     assert (status, out) == (0, "allowed\n") and PROMPT_NOTICE in err
+
+
+def test_the_progress_rate_counts_from_the_transfers_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Connecting took 10 s, 100 MiB then moved in 1 s: the line says 100 MB/s, not 9.1."""
+    now = [0.0]
+    monkeypatch.setattr(progress, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    shown = io.StringIO()
+    line = progress.ProgressLine("push to /sdcard", shown, enabled=True)  # before connecting
+    now[0] = 10.0
+    line(0, 100 * progress.MIB)
+    now[0] = 11.0
+    line(100 * progress.MIB, 100 * progress.MIB)
+    assert "100.0 MB/s" in shown.getvalue()

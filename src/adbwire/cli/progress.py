@@ -32,7 +32,9 @@ class ProgressLine:
         self.label = label
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = _is_terminal(self.stream) if enabled is None else enabled
-        self._started = time.monotonic()
+        # The clock starts with the transfer (the first callback), not when the line is made:
+        # connecting and authorizing are no part of the rate, as in the closing summary.
+        self._started: float | None = None
         self._last_draw = 0.0
         self._drawn = False
 
@@ -40,6 +42,8 @@ class ProgressLine:
         if not self.enabled:
             return
         now = time.monotonic()
+        if self._started is None:
+            self._started = now
         if now - self._last_draw < REDRAW_INTERVAL and done != total:
             return
         self._last_draw = now

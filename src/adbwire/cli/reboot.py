@@ -27,8 +27,8 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "mode",
         nargs="?",
-        default="",
-        choices=["", *MODES],
+        default=None,
+        choices=MODES,
         metavar="MODE",
         help=f"one of: {', '.join(MODES)} (default: normal boot)",
     )
@@ -37,7 +37,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
-        text = reboot(client.connection, args.mode, timeout=args.timeout)
+        text = reboot(client.connection, args.mode or "", timeout=args.timeout)
     if text.strip():
         print(visible(text.rstrip(), multiline=True), file=sys.stderr)
     return 0

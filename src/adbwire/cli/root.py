@@ -68,6 +68,6 @@ def run(args: argparse.Namespace) -> int:
         state = "as root" if result.is_root else "without root"
         raise DeviceCommandError(f"adbd came back {state}")
     if result.connection is not None:
-        uid = "0 (root)" if result.is_root else "not 0 (shell)"
-        print(f"adbwire: reconnected; adbd runs with uid {uid}", file=sys.stderr)
+        runs_as = "as root" if result.is_root else "without root (as the shell user)"
+        print(f"adbwire: reconnected; adbd now runs {runs_as}", file=sys.stderr)
     return 0

@@ -1,4 +1,4 @@
-"""An argument parser that answers a mistyped command with "did you mean ...?"."""
+"""An argument parser that answers a mistyped command or choice with "did you mean ...?"."""
 
 from __future__ import annotations
 
@@ -8,26 +8,24 @@ import re
 import sys
 from typing import NoReturn
 
-_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)'")
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+_QUOTED = re.compile(r"'([^']*)'")
 
 
 class SuggestingParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         wrong = _INVALID_CHOICE.search(message)
         if wrong is not None:
-            close = difflib.get_close_matches(wrong.group(1), self._command_names(), n=1)
+            typed, choices = wrong.group(1), _QUOTED.findall(wrong.group(2))
+            close = difflib.get_close_matches(typed, choices, n=1)
             if close:
+                what = "command" if self._has_commands() else "choice"
                 self.print_usage(sys.stderr)
                 self.exit(
                     2,
-                    f"{self.prog}: error: unknown command '{wrong.group(1)}'; "
-                    f"did you mean '{close[0]}'?\n",
+                    f"{self.prog}: error: unknown {what} '{typed}'; did you mean '{close[0]}'?\n",
                 )
         super().error(message)
 
-    def _command_names(self) -> list[str]:
-        names: list[str] = []
-        for action in self._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                names += list(action.choices)
-        return names
+    def _has_commands(self) -> bool:
+        return any(isinstance(action, argparse._SubParsersAction) for action in self._actions)

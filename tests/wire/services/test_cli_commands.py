@@ -132,7 +132,7 @@ def test_root_reconnects_and_verifies(
     assert adbwire(android, "root") == 0
     out, err = capsys.readouterr()
     assert out == "restarting adbd as root\n"
-    assert "uid 0" in err
+    assert "adbd now runs as root" in err
     assert android.root and len(android.device.connections) == 2
     assert adbwire(android, "unroot") == 0
     assert not android.root

@@ -110,6 +110,9 @@ def test_the_umask_is_read_without_changing_it(
         raise PermissionError("no /proc here")
 
     monkeypatch.setattr(pull_module, "open", unreadable, raising=False)
+    assert pull_module._umask() == 0o027  # no /proc (macOS): a new file's mode tells it
+    monkeypatch.setattr(pull_module, "_UMASK", [])
+    monkeypatch.setattr(pull_module.tempfile, "gettempdir", lambda: "/nonexistent-adbwire")
     assert pull_module._umask() == 0o022  # the usual default when it cannot be read
 
 

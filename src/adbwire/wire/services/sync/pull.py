@@ -18,6 +18,8 @@ import contextlib
 import math
 import os
 import secrets
+import stat as stat_bits
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -320,15 +322,37 @@ _UMASK: list[int] = []
 
 
 def _umask() -> int:
-    """The process umask, read without changing it (os.umask would, for every thread)."""
+    """The process umask, read without changing it (os.umask would, for every thread):
+    from /proc on Linux, elsewhere (macOS, the BSDs) from the mode a new file gets."""
     if not _UMASK:
-        value = 0o022
-        try:
-            with open("/proc/self/status", encoding="ascii") as status:
-                for line in status:
-                    if line.startswith("Umask:"):
-                        value = int(line.split()[1], 8)
-        except (OSError, ValueError):
-            pass
-        _UMASK.append(value)
+        value = _umask_from_proc()
+        _UMASK.append(_umask_from_new_file() if value is None else value)
     return _UMASK[0]
+
+
+def _umask_from_proc() -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _umask_from_new_file(directory: str | None = None) -> int:
+    """Create a file asking for mode 0777: the bits the system took away are the umask."""
+    path = os.path.join(
+        directory or tempfile.gettempdir(), f".adbwire-umask-{secrets.token_hex(8)}"
+    )
+    try:
+        descriptor = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o777)
+    except OSError:
+        return 0o022
+    try:
+        return 0o777 & ~stat_bits.S_IMODE(os.fstat(descriptor).st_mode)
+    finally:
+        os.close(descriptor)
+        with contextlib.suppress(OSError):
+            os.unlink(path)
