@@ -130,6 +130,7 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
         connect=args.connect,
         simulate=args.simulate,
         replay=args.serve_replay or getattr(args, "replay", None),
+        strict_replay=getattr(args, "strict_replay", False),
         record=args.serve_record or getattr(args, "record", None),
         policy_file=args.policy_file,
         profile=args.profile,

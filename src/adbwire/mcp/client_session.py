@@ -77,9 +77,11 @@ async def serve_session(
     - `profile`, `allow_destructive`, `local_root`, `policy_file`: as ``adbwire serve``.
       Without `allow_destructive`, destructive tools ask through `elicitation`.
     - `strict` (replay): recorded traffic the session never used raises
-      `ReplayMismatchError` when the session ends (else a `FixtureWarning`). A request
-      the recording does not have fails the tool call at once (``protocol_error``, with
-      the replay's message naming the stream and the fixture line).
+      `ReplayMismatchError` when the session ends (else a `FixtureWarning`), and a request
+      the recording does not have fails the tool call at once and stops the replayed
+      connection (``protocol_error``, with the replay's message naming the stream and the
+      fixture line). Not strict: such a request fails its stream only, and path resolution
+      the recording lacks is answered as a device without it (docs/fixtures.md).
     - `mode`: the MCP client's mode (``auto``: the newest protocol; ``legacy``: a session
       with state, which `select_device` needs).
     - `audit_log`: where the audit lines go (default: none are written).
@@ -90,6 +92,7 @@ async def serve_session(
         connect=tuple(connect),
         simulate=simulate,
         replay=_path(replay),
+        strict_replay=strict,
         record=_path(record),
         policy_file=_path(policy_file),
         profile=profile,

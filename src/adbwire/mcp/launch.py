@@ -35,6 +35,8 @@ class ServeOptions:
     connect: Sequence[str] = ()
     simulate: bool = False
     replay: Path | None = None
+    strict_replay: bool = False
+    """A request the fixture lacks stops the replayed connection (else it fails alone)."""
     record: Path | None = None
     policy_file: Path | None = None
     profile: str | None = None
@@ -100,7 +102,7 @@ def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
             registry.add_tcp(address, kind="simulated", keys=list, wrap=wrap)
             print(f"adbwire: simulated device at {address}", file=sys.stderr)
         if options.replay is not None:
-            _add_replay(registry, options.replay, options.record)
+            _add_replay(registry, options.replay, options.record, options.strict_replay)
         usb_serials = [s for s in options.devices if ":" not in s]
         for address in [*options.connect, *(s for s in options.devices if ":" in s)]:
             registry.add_tcp(address, wrap=wrap)
@@ -112,13 +114,15 @@ def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
         yield app
 
 
-def _add_replay(registry: DeviceRegistry, fixture: Path, record: Path | None) -> None:
+def _add_replay(
+    registry: DeviceRegistry, fixture: Path, record: Path | None, strict: bool = False
+) -> None:
     if not fixture.is_file():
         raise UsageError(f"--replay {fixture}: no such fixture file")
     serial = "replay-" + re.sub(r"[^A-Za-z0-9._-]", "_", fixture.stem)
 
     def transport() -> Transport:
-        return wrap_transport(None, replay=fixture, record=record)
+        return wrap_transport(None, replay=fixture, record=record, strict=strict)
 
     registry.add_transport(serial, "replay", transport, [ReplayKey()])
     print(f"adbwire: replaying {fixture} as {serial}", file=sys.stderr)

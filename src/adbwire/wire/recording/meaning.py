@@ -82,3 +82,31 @@ def match_meaning(recorded: str, actual: str) -> Translation | None:
     if new.marker is not None:
         return Translation(exit_marker=new.marker)
     return SAME
+
+
+STAND_IN_COMMANDS: Final = frozenset({"realpath", "readlink"})
+"""Path resolution: what adbwire's file tools ask before the request that matters. A
+non-strict replay answers these, when unrecorded, as a device without the tool would."""
+
+
+def stand_in_shell(service: str) -> bytes | None:
+    """The device's answer to an unrecorded path-resolution command, as a device without that
+    tool gives it (shell v2 packets, or adbwire's legacy marker with status 127); None for
+    any other service."""
+    request = shell_request(service)
+    if request is None or request.pty:
+        return None
+    name = request.command.split(" ", 1)[0].strip("'\"")
+    if name not in STAND_IN_COMMANDS:
+        return None
+    message = f"/system/bin/sh: {name}: inaccessible or not found\n".encode()
+    if request.v2:
+        return (
+            bytes([2])
+            + len(message).to_bytes(4, "little")
+            + message
+            + bytes([3])
+            + (1).to_bytes(4, "little")
+            + bytes([127])
+        )
+    return message + (request.marker or "").encode() + b"127\n"

@@ -27,6 +27,7 @@ from adbwire.wire.recording.meaning import (
     SAME,
     Translation,
     match_meaning,
+    stand_in_shell,
 )
 from adbwire.wire.recording.script import (
     DeviceChunk,
@@ -91,6 +92,8 @@ class ReplayDevice:
         self.strict = strict
         self.mismatches: list[str] = []
         self.refusals: dict[str, str] = {}
+        self.stand_ins: list[str] = []
+        """Unrecorded preparatory requests answered as a device without them (not strict)."""
         self.fixture = script.fixture
         header = self.fixture.header
         self.device_version = header.device_version or P.VERSION_SKIP_CHECKSUM
@@ -181,6 +184,10 @@ class ReplayDevice:
             1 for live in self._live.values() if live.recorded is None and live.service == service
         )
         if len(candidates) <= undecided:
+            stand_in = None if self.strict else stand_in_shell(service)
+            if stand_in is not None:
+                self._stand_in(packet, service, stand_in)
+                return
             self._mismatch(self._no_stream_message(service), service=service)
             self._send(P.Packet(P.A_CLSE, 0, packet.arg0))
             return
@@ -214,15 +221,39 @@ class ReplayDevice:
             swaps={},
             translations={},
             canon=canon_for("sync:"),
-            sync=SyncServe(self._sync_pool),
+            sync=SyncServe(self._sync_pool, stand_ins=not self.strict),
         )
         self._next_device_id += 1
         self._live[live.host_id] = live
         self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
 
+    def _stand_in(self, packet: P.Packet, service: str, answer: bytes) -> None:
+        """An unrecorded path-resolution command, answered as a device without the tool."""
+        self.stand_ins.append(f"{service!r} is not in the recording: answered 'not found'")
+        recorded = RecordedStream(0, service, 0, close_by="device")
+        recorded.device.append(DeviceChunk(0, answer, 0))
+        live = _Live(
+            host_id=packet.arg0,
+            device_id=self._next_device_id,
+            service=service,
+            candidates=[recorded],
+            swaps={},
+            translations={},
+            canon=canon_for(service),
+            recorded=recorded,
+            chunks=list(recorded.device),
+        )
+        self._next_device_id += 1
+        self._live[live.host_id] = live
+        self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
+        self._pump(live)
+
     def _on_sync_write(self, live: _Live, data: bytes) -> None:
         assert live.sync is not None
+        noted = len(live.sync.stood_in)
         answers, problem = live.sync.feed(data)
+        for request in live.sync.stood_in[noted:]:
+            self.stand_ins.append(f"{request} is not in the recording: answered 'no such file'")
         self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
         live.chunks += [DeviceChunk(0, answer, 0) for answer in answers if answer]
         if problem is not None:

@@ -61,7 +61,7 @@ class ReplayTransport:
         with self._cond:
             device = self._live_device()
             command, arg0, arg1, _length, _check, _magic = P.HEADER.unpack(header)
-            noted = len(device.mismatches)
+            noted, stood_in = len(device.mismatches), len(device.stand_ins)
             try:
                 device.receive(P.Packet(command, arg0, arg1, bytes(payload)))
             except ReplayMismatchError as exc:
@@ -70,6 +70,8 @@ class ReplayTransport:
             finally:
                 for message in device.mismatches[noted:]:
                     warnings.warn(f"{message}; that stream fails", FixtureWarning, stacklevel=2)
+                for message in device.stand_ins[stood_in:]:
+                    warnings.warn(f"{self.address}: {message}", FixtureWarning, stacklevel=2)
                 if device.outbox:
                     self._incoming += device.outbox
                     device.outbox.clear()

@@ -259,6 +259,9 @@ class SyncServe:
     parser: RequestParser = field(default_factory=RequestParser)
     prefer: int | None = None
     quit: bool = False
+    stand_ins: bool = False
+    """Answer an unrecorded stat/lstat as a device would a missing path (not strict)."""
+    stood_in: list[str] = field(default_factory=list)
 
     def feed(self, data: bytes) -> tuple[list[bytes], str | None]:
         """Answers for the requests `data` completes, and what failed (None if nothing)."""
@@ -268,6 +271,10 @@ class SyncServe:
                 self.quit = True
                 return answers, None
             exchange = self.pool.find(request, self.prefer)
+            if exchange is None and self.stand_ins and request.key[0] in ("stat1", "stat2"):
+                self.stood_in.append(request.describe())
+                answers.append(_missing(request))
+                continue
             if exchange is None:
                 return (
                     answers,
@@ -285,3 +292,13 @@ class SyncServe:
                 f"the client wrote {self.parser.broken[:24]!r}, which is no sync request",
             )
         return answers, None
+
+
+_ENOENT: Final = 2
+
+
+def _missing(request: SyncRequest) -> bytes:
+    """A stat of a path that does not exist: v1 all zeros, v2 with errno ENOENT."""
+    if request.key[0] == "stat1":
+        return request.request_id + bytes(_STAT_V1_SIZE - 4)
+    return request.request_id + _ENOENT.to_bytes(4, "little") + bytes(_STAT_V2_SIZE - 8)
