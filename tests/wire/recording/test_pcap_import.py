@@ -3,18 +3,28 @@ the very events a recording of it holds, and replays through our client."""
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
 import pytest
 
 from adbwire.errors import UsageError
+from adbwire.wire import packets as P
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.pcap import import_capture
-from adbwire.wire.recording import RecordingTransport, StreamLog, load_fixture
+from adbwire.wire.recording import (
+    FixtureWarning,
+    RecordingTransport,
+    ReplayKey,
+    ReplayTransport,
+    StreamLog,
+    load_fixture,
+)
 from adbwire.wire.recording.events import Data, End, Event
 from adbwire.wire.recording.host_driver import verify_fixture
 from adbwire.wire.recording.packet_stream import PacketSplitter
+from adbwire.wire.timeouts import Deadline
 from tests.wire.recording import pcap_builder as pb
 from tests.wire.recording.helpers import (
     DeviceFactory,
@@ -229,3 +239,43 @@ def test_files_that_are_not_usable_captures(tmp_path: Path, content: bytes, prob
         import_capture(capture, tmp_path / "f.jsonl")
     assert str(caught.value).startswith(str(capture))
     assert problem in str(caught.value)
+
+
+def test_odd_packets_and_a_cut_off_capture_are_noted_in_the_header_never_dropped_silently(
+    session: tuple[list[tuple[bool, bytes]], list[Event]], tmp_path: Path
+) -> None:
+    conversation, _ = session
+    cnxn = next(
+        i for i, (host, data) in enumerate(conversation) if not host and data[:4] == b"CNXN"
+    )
+    odd = [
+        P.Packet(P.A_CNXN, P.VERSION_SKIP_CHECKSUM, 4096, b"device::again\0"),
+        P.Packet(0x41414141, 0, 0, b""),
+        P.Packet(P.A_WRTE, 99, 999, b"stray"),
+    ]
+    extra = [(False, packet.encode(with_checksum=False)) for packet in odd]
+    # Cut after the device's answer on exec:cat: that stream is still open at the end.
+    pong = max(i for i, (host, data) in enumerate(conversation) if not host and data == b"ping")
+    cut = [*conversation[: cnxn + 2], *extra, *conversation[cnxn + 2 : pong + 1]]
+    capture = pb.write_pcap(tmp_path / "c.pcap", 1, [pb.frame(1, s) for s in pb.segments_of(cut)])
+    fixture = tmp_path / "f.jsonl"
+    report = import_capture(capture, fixture)
+    header = json.loads(fixture.read_text().splitlines()[0])
+    notes = header["import_notes"]
+    assert notes == report.warnings
+    assert any("CNXN again" in note for note in notes), notes
+    assert any("unknown command 0x41414141" in note for note in notes), notes
+    assert any("stream id 999, which is not open" in note for note in notes), notes
+    assert any("'exec:cat') was still open at the end" in note for note in notes), notes
+    with pytest.warns(FixtureWarning, match="still open when the recording ended"):
+        transport = ReplayTransport(fixture)
+    client = client_on(transport, [ReplayKey()])
+    try:
+        client.shell("cat", stdin=b"through the capture\n" * 50)
+        client.exec_out("bytes 20000")
+        with client.open_stream("exec:cat") as stream:
+            stream.write(b"ping")
+            assert stream.read_exactly(4) == b"ping"
+            assert stream.read(None, Deadline(10, "the end of the stream")) == b""  # EOF
+    finally:
+        client.close()

@@ -7,7 +7,9 @@ the same `StreamLog` a recording uses, in the order the capture saw each packet 
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -171,7 +173,22 @@ def import_capture(
         log.end(*_how_it_ended(chosen))
     finally:
         writer.close()
+    report.warnings += log.anomalies
+    if report.warnings:
+        _add_import_notes(Path(output), report.warnings)
     return report
+
+
+def _add_import_notes(fixture: Path, notes: list[str]) -> None:
+    """Put what the import noticed into the header (`import_notes`), so it travels with the
+    fixture: nothing in a capture is dropped without a word."""
+    staged = fixture.with_name(fixture.name + ".partial")
+    with fixture.open("rb") as source, staged.open("wb") as target:
+        header = json.loads(source.readline())
+        header["import_notes"] = notes
+        target.write(json.dumps(header, ensure_ascii=False).encode() + b"\n")
+        shutil.copyfileobj(source, target)
+    staged.replace(fixture)
 
 
 def _how_it_ended(connection: TcpConnection) -> tuple[Side, str]:

@@ -36,7 +36,10 @@ class PacketSplitter:
         packets: list[P.Packet] = []
         while len(self._buffer) >= P.HEADER_SIZE:
             command, arg0, arg1, length, _check, magic = P.HEADER.unpack_from(self._buffer)
-            if magic != command ^ 0xFFFFFFFF or command not in P.COMMAND_NAMES:
+            # A command we do not know, with its magic right, is kept (whoever reads the
+            # packets notes it); the first packet must be a known one.
+            known = command in P.COMMAND_NAMES or self.offset > 0
+            if magic != command ^ 0xFFFFFFFF or not known:
                 raise PacketStreamError(
                     f"{self.direction}: no ADB packet header at byte {self.offset} "
                     f"(command {command:#010x}, magic {magic:#010x})"

@@ -33,6 +33,13 @@ class ReplayTransport:
         self.fixture: Fixture = load_fixture(path)
         self.strict = strict
         self._script = build_script(self.fixture)
+        for stream in self._script.unclosed:
+            warnings.warn(
+                f"{self.fixture.path}: {stream.describe()} was still open when the recording "
+                "ended; the replay ends it after its recorded bytes",
+                FixtureWarning,
+                stacklevel=2,
+            )
         self._cond = threading.Condition()
         self._device: ReplayDevice | None = None
         self._incoming = bytearray()

@@ -81,6 +81,9 @@ class ReplayScript:
     streams: tuple[RecordedStream, ...]
     end_by: Side | None
     end_line: int | None
+    unclosed: tuple[RecordedStream, ...] = ()
+    """Streams still open when the recording ended: the replayed device closes each after
+    its recorded bytes (a capture that stopped, a client that dropped the connection)."""
 
 
 def build_script(fixture: Fixture) -> ReplayScript:
@@ -112,7 +115,11 @@ def build_script(fixture: Fixture) -> ReplayScript:
         elif isinstance(event, End):
             end_by, end_line = event.by, item.line
     ordered = tuple(streams[number] for number in sorted(streams))
-    return ReplayScript(fixture, ordered, end_by, end_line)
+    unclosed = tuple(item for item in ordered if item.close_by is None and not item.refused)
+    for stream in unclosed:
+        stream.close_by, stream.close_gate = "device", len(stream.host)
+        stream.close_line = end_line
+    return ReplayScript(fixture, ordered, end_by, end_line, unclosed)
 
 
 def match_service(recorded: str, actual: str) -> dict[bytes, bytes] | None:

@@ -62,6 +62,11 @@ class _Stream:
     pending: bytearray = field(default_factory=bytearray)
 
 
+_KNOWN_COMMANDS: Final = frozenset(
+    {P.A_SYNC, P.A_CNXN, P.A_AUTH, P.A_OPEN, P.A_OKAY, P.A_CLSE, P.A_WRTE, P.A_STLS}
+)
+
+
 def service_of(payload: bytes | bytearray | memoryview) -> str:
     """The service an OPEN names: its payload without the one terminating NUL (`abb:` and
     `abb_exec:` services separate their arguments with NULs, which belong to the name)."""
@@ -102,12 +107,24 @@ class StreamLog:
         self._streams: dict[int, _Stream] = {}
         self._next_number = 1
         self.ended = False
+        self.anomalies: list[str] = []
+        """What the packets did that a well-behaved session does not (an import notes them)."""
+        self._packets = 0
 
     # ----------------------------------------------------------- packets in
+
+    def _seen(self, side: str, packet: P.Packet) -> None:
+        self._packets += 1
+        if packet.command not in _KNOWN_COMMANDS:
+            self.anomalies.append(
+                f"packet {self._packets} from the {side} has the unknown command "
+                f"{packet.command:#010x}; left out"
+            )
 
     def host_packet(self, packet: P.Packet) -> None:
         if self.ended:
             return
+        self._seen("host", packet)
         command = packet.command
         if command == P.A_CNXN:
             self._host_version, self._host_max_payload = packet.arg0, packet.arg1
@@ -126,6 +143,8 @@ class StreamLog:
             live = self._streams.get(packet.arg0)
             if live is not None and live.opened and packet.payload:
                 self._append(live, "host", packet.payload)
+            elif packet.payload:
+                self._stray("host", packet, packet.arg0)
         elif command == P.A_CLSE:
             live = self._streams.pop(packet.arg0, None)
             if live is not None:
@@ -135,10 +154,16 @@ class StreamLog:
     def device_packet(self, packet: P.Packet) -> None:
         if self.ended:
             return
+        self._seen("device", packet)
         command = packet.command
         if command == P.A_CNXN:
             if not self._header_written:
                 self._write_header(packet)
+            else:
+                self.anomalies.append(
+                    f"packet {self._packets}: the device sent CNXN again; the header keeps "
+                    "the first one's banner"
+                )
         elif command == P.A_AUTH:
             if packet.arg0 == P.AUTH_TOKEN:
                 self._tokens += 1
@@ -150,6 +175,8 @@ class StreamLog:
             live = self._streams.get(packet.arg1)
             if live is not None and live.opened and packet.payload:
                 self._append(live, "device", packet.payload)
+            elif packet.payload:
+                self._stray("device", packet, packet.arg1)
         elif command == P.A_CLSE:
             live = self._streams.pop(packet.arg1, None)
             if live is None:
@@ -169,10 +196,21 @@ class StreamLog:
         else:
             self._early_calls.append(event)
 
+    def _stray(self, side: str, packet: P.Packet, local_id: int) -> None:
+        self.anomalies.append(
+            f"packet {self._packets}: the {side} wrote {len(packet.payload)} bytes on stream id "
+            f"{local_id}, which is not open (packets out of order, or after its close); left out"
+        )
+
     def end(self, by: Side, reason: str = "") -> None:
         """The connection is over: write what is pending, then the end line (once)."""
         if self.ended:
             return
+        for live in sorted(self._streams.values(), key=lambda item: item.number):
+            self.anomalies.append(
+                f"stream {live.number} ({live.service!r}) was still open at the end; a replay "
+                "ends it after its recorded bytes"
+            )
         for live in sorted(self._streams.values(), key=lambda item: item.number):
             self._flush(live)
         if not self._header_written:
