@@ -21,7 +21,7 @@ from adbwire.cli.interactive import run_interactive
 from adbwire.cli.legacy_shell import RawShell, reading_from, spool_stdin, start_key_pump
 from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire.client import AdbClient
-from adbwire.wire.services.shell import Channel, ShellProcess
+from adbwire.wire.services.shell import EXIT_STATUS_UNKNOWN, Channel, ShellProcess
 from adbwire.wire.timeouts import Deadline
 
 NO_LOCAL_TTY_WARNING = (
@@ -129,6 +129,8 @@ def _run_legacy(
         _copy_output(process, deadline)
         sys.stdout.buffer.write(process.leftover_v1)
         sys.stdout.buffer.flush()
+    if process.exit_code == EXIT_STATUS_UNKNOWN:  # a replayed capture without one: as adb, 0
+        return 0
     return 0 if process.exit_code is None else process.exit_code
 
 
