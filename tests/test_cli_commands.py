@@ -85,13 +85,13 @@ def test_connect_remembers_the_device_for_devices_and_for_choosing_it(
     assert adbwire("shell", "-n", "echo", "chosen") == (0, "chosen\n", "")  # the only device
     assert adbwire("disconnect", serial) == (0, f"disconnected {serial}\n", "")
     assert serial not in adbwire("devices")[1]
-    assert adbwire("disconnect", serial) == (1, f"error: no such device '{serial}'\n", "")
+    assert adbwire("disconnect", serial) == (1, "", f"error: no such device '{serial}'\n")
 
 
 def test_connect_to_nothing_fails_and_remembers_nothing(adbwire: Run) -> None:
     address = refused_address()
     status, out, _ = adbwire("connect", address)
-    assert status == 1 and out.startswith(f"failed to connect to {address}: connection refused")
+    assert status == 1 and out.startswith(f"failed to connect to '{address}': connection refused")
     assert known_devices.load() == []
 
 

@@ -9,6 +9,7 @@ forgets it. The port defaults to 5555, as in adb.
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from adbwire.cli import known_devices, targets, targets_usb
@@ -52,7 +53,7 @@ def run_connect(args: argparse.Namespace) -> int:
         return 1
     if probe.state not in ONLINE_STATES:
         reason = (probe.error or probe.state).removeprefix(f"cannot connect to {address}: ")
-        print(f"failed to connect to {shown}: {visible(reason)}")
+        print(f"failed to connect to '{shown}': {visible(reason)}")
         return 1
     added = known_devices.remember(address)
     print(f"{'connected' if added else 'already connected'} to {shown}")
@@ -66,7 +67,7 @@ def run_disconnect(args: argparse.Namespace) -> int:
         return 0
     address = normalized(args.address)
     if not known_devices.forget(address):
-        print(f"error: no such device '{visible(address)}'")
+        print(f"error: no such device '{visible(address)}'", file=sys.stderr)
         return 1
     print(f"disconnected {visible(address)}")
     return 0

@@ -1,0 +1,243 @@
+"""`adbwire` beside Google's `adb` on the same simulated device: stdout, stderr, exit status.
+
+Each case runs both command lines and compares what a script would see. Intended
+differences are asserted as such, with the reason beside them (docs/cli.md lists them).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from adbwire.testing import DEVICE_FEATURES, DeviceOptions, SimulatedDevice, running_device
+from adbwire.wire.keys import AdbKey, default_key_path
+from tests.interop.adb_oracle import ADB, AdbOracle
+
+pytestmark = [
+    pytest.mark.interop,
+    pytest.mark.skipif(not ADB.exists(), reason="Google's adb is not installed at /usr/bin/adb"),
+]
+
+Outcome = tuple[int, bytes, bytes]
+
+
+class Both:
+    """One device, two clients: `adb -s SERIAL ...` and `adbwire -s SERIAL ...`."""
+
+    def __init__(self, adb: AdbOracle, device: SimulatedDevice, state_dir: Path) -> None:
+        self.adb = adb
+        self.device = device
+        self.env = {**os.environ, "ADBWIRE_STATE_DIR": str(state_dir)}
+
+    def adb_run(self, *args: str, stdin: bytes = b"", serial: bool = True) -> Outcome:
+        prefix = ("-s", self.device.serial) if serial else ()
+        done = self.adb.run(*prefix, *args, input=stdin)
+        return done.returncode, done.stdout, done.stderr
+
+    def adbwire_run(self, *args: str, stdin: bytes = b"", serial: bool = True) -> Outcome:
+        prefix = ("-s", self.device.serial) if serial else ()
+        done = subprocess.run(
+            [sys.executable, "-m", "adbwire", *prefix, *args],
+            input=stdin,
+            capture_output=True,
+            timeout=60,
+            env=self.env,
+            check=False,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    def both(self, *args: str, stdin: bytes = b"") -> tuple[Outcome, Outcome]:
+        return self.adb_run(*args, stdin=stdin), self.adbwire_run(*args, stdin=stdin)
+
+
+@pytest.fixture
+def adb(tmp_path: Path) -> Iterator[AdbOracle]:
+    oracle = AdbOracle(tmp_path)
+    try:
+        oracle.start()
+        yield oracle
+    finally:
+        oracle.kill()
+
+
+def _pair(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path, **options: object) -> Iterator[Both]:
+    default_key_path().parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(adb_key.path, default_key_path())
+    ours = Path(f"{adb_key.path}.pub").read_text().strip()
+    trusted = DeviceOptions(authorized_keys=(adb.public_key, ours), **options)  # type: ignore[arg-type]
+    with running_device(trusted) as device:
+        adb.connect(device.serial)
+        adb.ok("-s", device.serial, "wait-for-device", timeout=20)
+        yield Both(adb, device, tmp_path / "adbwire-state")
+
+
+@pytest.fixture
+def both(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both]:
+    yield from _pair(adb, adb_key, tmp_path)
+
+
+@pytest.fixture
+def old_device(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both]:
+    yield from _pair(
+        adb,
+        adb_key,
+        tmp_path,
+        features=tuple(f for f in DEVICE_FEATURES if f != "shell_v2"),
+        protocol_version=0x01000000,
+        max_payload=1024,
+    )
+
+
+# ---------------------------------------------------------------- shell
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["shell", "echo out; echo err >&2; exit 3"],
+        ["shell", "echo", "a", "b;", "echo", "c"],
+        ["shell", "-x", "echo out; echo err >&2; exit 3"],
+        ["shell", "-T", "tty"],
+        ["shell", "-tt", "tty; echo x"],
+        ["shell", "-t", "tty"],
+        ["shell", "frobnicate"],
+        ["shell", "sleep 1; echo slow"],
+    ],
+    ids=["status-and-stderr", "words-joined", "x", "T", "tt", "t-without-tty", "missing", "slow"],
+)
+def test_shell_matches_adb(both: Both, args: list[str]) -> None:
+    expected, actual = both.both(*args)
+    assert actual == expected
+
+
+def test_shell_stdin_and_no_stdin_match_adb(both: Both) -> None:
+    data = b"first\nsecond\n"
+    assert both.adbwire_run("shell", "cat", stdin=data) == both.adb_run("shell", "cat", stdin=data)
+    assert both.adbwire_run("shell", "-n", "cat", stdin=data) == both.adb_run(
+        "shell", "-n", "cat", stdin=data
+    )
+
+
+def test_shell_script_on_stdin_matches_adb(both: Both) -> None:
+    script = b"echo scripted\nexit 4\n"
+    expected, actual = both.both("shell", stdin=script)
+    assert actual == expected
+
+
+def test_old_device_shell_matches_adb_with_a_real_exit_status(old_device: Both) -> None:
+    """Without shell_v2 adb merges stderr into stdout and reports 0 whatever the command
+    did; adbwire merges too, but recovers the command's exit status (intended)."""
+    adb_status, adb_out, adb_err = old_device.adb_run("shell", "echo out; echo err >&2; exit 3")
+    ours = old_device.adbwire_run("shell", "echo out; echo err >&2; exit 3")
+    assert (adb_status, adb_out, adb_err) == (0, b"out\nerr\n", b"")
+    assert ours == (3, adb_out, adb_err)
+
+
+def test_old_device_piped_stdin_reaches_the_command(old_device: Both) -> None:
+    """adb writes stdin into the legacy stream and cannot tell the command it ended (a `cat`
+    would wait forever), so it is not run here; adbwire's command sees all of it and its
+    end (intended difference)."""
+    assert old_device.adbwire_run("shell", "cat", stdin=b"a\nb\n") == (0, b"a\nb\n", b"")
+
+
+# ---------------------------------------------------------------- device facts
+
+
+@pytest.mark.parametrize("command", ["get-state", "get-serialno", "get-devpath"])
+def test_device_facts_match_adb(both: Both, command: str) -> None:
+    expected, actual = both.both(command)
+    assert actual == expected
+
+
+def test_wait_for_device_forms_match_adb(both: Both) -> None:
+    for form in ("wait-for-device", "wait-for-local-device", "wait-for-any-device"):
+        expected, actual = both.both(form)
+        assert actual == expected == (0, b"", b"")
+
+
+# ---------------------------------------------------------------- logcat
+
+
+def test_logcat_dump_with_filterspecs_matches_adb(both: Both) -> None:
+    expected, actual = both.both("logcat", "-d", "ActivityManager:I", "*:S")
+    assert actual == expected and expected[0] == 0 and expected[1]
+
+
+def test_logcat_bad_buffer_matches_adb(both: Both) -> None:
+    expected, actual = both.both("logcat", "-d", "-b", "nosuch")
+    assert actual == expected and expected[0] != 0
+
+
+def test_logcat_clear_matches_adb(both: Both) -> None:
+    assert both.adbwire_run("logcat", "-c") == both.adb_run("logcat", "-c") == (0, b"", b"")
+    assert both.adbwire_run("logcat", "-d") == both.adb_run("logcat", "-d")
+
+
+# ---------------------------------------------------------------- connect / disconnect
+
+
+def test_connect_and_disconnect_say_what_adb_says(both: Both) -> None:
+    serial = both.device.serial
+    # adb is already connected (the fixture): its answer is "already connected"; adbwire's
+    # first connect is its first, then it answers the same.
+    assert both.adbwire_run("connect", serial, serial=False) == (
+        0,
+        f"connected to {serial}\n".encode(),
+        b"",
+    )
+    expected, actual = (
+        both.adb_run("connect", serial, serial=False),
+        both.adbwire_run("connect", serial, serial=False),
+    )
+    assert actual == expected
+    # adb also lists emulators it finds on local ports 5555-5585: compare our device's line.
+    lines = [
+        next(line.split() for line in listing.splitlines() if line.startswith(serial.encode()))
+        for listing in (both.adbwire_run("devices", serial=False)[1], both.adb_run("devices")[1])
+    ]
+    assert lines[0] == lines[1] == [serial.encode(), b"device"]
+    expected, actual = (
+        both.adb_run("disconnect", serial, serial=False),
+        both.adbwire_run("disconnect", serial, serial=False),
+    )
+    assert actual == expected
+
+
+def test_disconnect_of_an_unknown_device_matches_adb(both: Both) -> None:
+    expected, actual = (
+        both.adb_run("disconnect", "127.0.0.1:9", serial=False),
+        both.adbwire_run("disconnect", "127.0.0.1:9", serial=False),
+    )
+    assert actual == expected
+
+
+# ---------------------------------------------------------------- reverse
+
+
+def test_reverse_list_lists_nothing_and_says_why(both: Both) -> None:
+    """adb asks the device (the simulator has no reverse service, so adb reports the refusal:
+    "error: closed", exit 1); adbwire never has reverse forwards, lists none and says why on
+    stderr (intended difference, docs/cli.md)."""
+    assert both.adb_run("reverse", "--list") == (1, b"", b"error: closed\n")
+    status, out, err = both.adbwire_run("reverse", "--list")
+    assert (status, out) == (0, b"") and b"no background server" in err
+
+
+def test_failed_connect_is_worded_like_adb_but_exits_1(both: Both) -> None:
+    """adb 29 prints the failure and exits 0 (later adbs exit 1); adbwire exits 1, and words
+    the reason for people (intended differences)."""
+    address = "127.0.0.1:1"
+    assert both.adb_run("connect", address, serial=False) == (
+        0,
+        f"failed to connect to '{address}': Connection refused\n".encode(),
+        b"",
+    )
+    status, out, err = both.adbwire_run("connect", address, serial=False)
+    assert (status, err) == (1, b"")
+    assert out.startswith(f"failed to connect to '{address}': connection refused".encode())
