@@ -110,6 +110,8 @@ class StreamLog:
         self.anomalies: list[str] = []
         """What the packets did that a well-behaved session does not (an import notes them)."""
         self._packets = 0
+        self._closed_ids: set[int] = set()
+        """Host local ids of closed streams: bytes racing a close are normal, not noted."""
 
     # ----------------------------------------------------------- packets in
 
@@ -138,6 +140,7 @@ class StreamLog:
             stream = _Stream(self._next_number, service_of(packet.payload))
             self._next_number += 1
             self._streams[packet.arg0] = stream
+            self._closed_ids.discard(packet.arg0)
             self._emit(Open(stream.number, stream.service))
         elif command == P.A_WRTE:
             live = self._streams.get(packet.arg0)
@@ -147,6 +150,7 @@ class StreamLog:
                 self._stray("host", packet, packet.arg0)
         elif command == P.A_CLSE:
             live = self._streams.pop(packet.arg0, None)
+            self._closed_ids.add(packet.arg0)
             if live is not None:
                 self._flush(live)
                 self._emit(Close(live.number, "host"))
@@ -179,6 +183,7 @@ class StreamLog:
                 self._stray("device", packet, packet.arg1)
         elif command == P.A_CLSE:
             live = self._streams.pop(packet.arg1, None)
+            self._closed_ids.add(packet.arg1)
             if live is None:
                 return  # the answer to the host's own CLSE
             if live.opened:
@@ -197,6 +202,8 @@ class StreamLog:
             self._early_calls.append(event)
 
     def _stray(self, side: str, packet: P.Packet, local_id: int) -> None:
+        if local_id in self._closed_ids:
+            return  # data racing the close (a close-stdin against an ended command)
         self.anomalies.append(
             f"packet {self._packets}: the {side} wrote {len(packet.payload)} bytes on stream id "
             f"{local_id}, which is not open (packets out of order, or after its close); left out"
