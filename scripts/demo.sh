@@ -10,6 +10,7 @@ python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -e .
 export PATH="$PWD/.venv/bin:$PATH"
+export ADBWIRE_MDNS=0   # the demo's device is on loopback: no mDNS browse of your network
 
 adbwire demo
 printf '\n--- the same device, driven from the command line ---\n'

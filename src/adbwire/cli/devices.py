@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
@@ -22,12 +21,11 @@ from adbwire.cli import targets, targets_usb
 from adbwire.cli.mdns import browse_seconds
 from adbwire.cli.terminal_text import visible
 from adbwire.errors import TransportError
-from adbwire.wire.mdns.browser import browse
+from adbwire.wire.mdns.browser import browse, mdns_disabled
 from adbwire.wire.mdns.names import CONNECT_SERVICE, LEGACY_SERVICE, MdnsService
 from adbwire.wire.transport import parse_tcp_address
 
 DEFAULT_MDNS_WAIT = 1.0
-MDNS_VARIABLE = "ADBWIRE_MDNS"
 
 
 def register(commands: Any) -> None:
@@ -98,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _mdns_wait(args: argparse.Namespace) -> float:
-    if not args.long or args.mdns_wait == 0 or os.environ.get(MDNS_VARIABLE) == "0":
+    if not args.long or args.mdns_wait == 0 or mdns_disabled():
         return 0.0
     return browse_seconds(args.mdns_wait, "--mdns-wait")
 

@@ -31,6 +31,9 @@ from adbwire.wire.usb import DeviceCandidate, open_transport
 
 DEVICES_VARIABLE = "ADBWIRE_DEVICES"
 _MDNS_NAME = re.compile(r"[^.:\s]+")
+BARE_NAME_RESOLVE_SECONDS = 3.0
+"""A bare -s NAME that is no device here is looked up by mDNS this long at most: a typo must
+not cost the whole connect timeout (a responder on the link answers within a second)."""
 """A bare name that may be an mDNS instance: no dot, colon or blank (not an address)."""
 _SPLIT = re.compile(r"[\s,]+")
 
@@ -68,7 +71,9 @@ def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:
             raise
         try:
             service = resolve_instance(
-                serial, [CONNECT_SERVICE, LEGACY_SERVICE], timeout=timeouts.connect
+                serial,
+                [CONNECT_SERVICE, LEGACY_SERVICE],
+                timeout=min(timeouts.connect, BARE_NAME_RESOLVE_SECONDS),
             )
         except TransportError:  # not advertised, or no mDNS here
             raise UsageError(f"{not_found} (nor advertised by mDNS)") from None

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adbwire.errors import UsageError
+from adbwire.errors import TransportError, UsageError
+from adbwire.wire.mdns import browser
 from adbwire.wire.mdns.names import (
     CONNECT_SERVICE,
     MAX_TXT_ENTRIES,
@@ -80,3 +81,19 @@ def test_txt_records_are_capped_and_decoded() -> None:
     assert len(decoded) == MAX_TXT_ENTRIES
     assert decoded["k0"] == "\ufffd" + "x" * 254
     assert decoded["k1"] == ""
+
+
+def test_adbwire_mdns_0_turns_every_browse_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The switch the suite and the demo rely on: nothing is sent, every path says why."""
+    monkeypatch.setenv("ADBWIRE_MDNS", "0")
+    created: list[object] = []
+
+    def spy(*args: object, **kwargs: object) -> None:
+        created.append(args)
+
+    monkeypatch.setattr(browser, "Zeroconf", spy)
+    with pytest.raises(TransportError, match="ADBWIRE_MDNS=0"):
+        browser.browse(duration=0.1)
+    with pytest.raises(TransportError, match="ADBWIRE_MDNS=0"):
+        browser.resolve_instance("adb-x", [CONNECT_SERVICE], timeout=0.1)
+    assert created == []

@@ -7,7 +7,6 @@ code is a secret: it is redacted in the audit log, never echoed in a result or a
 
 from __future__ import annotations
 
-import os
 import re
 from typing import Annotated, Final
 
@@ -21,7 +20,7 @@ from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import Args, Result
 from adbwire.wire.keys import AdbKey
-from adbwire.wire.mdns.browser import browse, resolve_instance
+from adbwire.wire.mdns.browser import browse, mdns_disabled, resolve_instance
 from adbwire.wire.mdns.names import (
     CONNECT_SERVICE,
     LEGACY_SERVICE,
@@ -31,8 +30,6 @@ from adbwire.wire.mdns.names import (
 )
 from adbwire.wire.pairing.client import PairingResult, pair, parse_pairing_address
 
-MDNS_VARIABLE: Final = "ADBWIRE_MDNS"
-"""ADBWIRE_MDNS=0 turns list_devices' browse off (as for `adbwire devices -l`)."""
 _CODE: Final = re.compile(r"[0-9]{6}")
 _SERVICE_KINDS: Final = {
     CONNECT_SERVICE: "connect",
@@ -81,7 +78,7 @@ class DiscoveredDevice(Result):
 
 def discover_devices(seconds: float) -> list[DiscoveredDevice]:
     """What a bounded mDNS browse finds; nothing when it is off or mDNS is unusable."""
-    if seconds <= 0 or os.environ.get(MDNS_VARIABLE) == "0":
+    if seconds <= 0 or mdns_disabled():
         return []
     try:
         found = browse(duration=seconds).services

@@ -12,6 +12,7 @@ queue in slices so Ctrl-C stops a wait at once.
 from __future__ import annotations
 
 import contextlib
+import os
 import queue
 import time
 from collections.abc import Iterator, Sequence
@@ -34,14 +35,17 @@ from adbwire.wire.mdns.names import (
 __all__ = [
     "DEFAULT_BROWSE_SECONDS",
     "MAX_INSTANCES",
+    "MDNS_VARIABLE",
     "Discovery",
     "browse",
     "find_instance",
+    "mdns_disabled",
     "mdns_stack",
     "resolve_instance",
 ]
 
 DEFAULT_BROWSE_SECONDS: Final = 1.0
+MDNS_VARIABLE: Final = "ADBWIRE_MDNS"
 MAX_INSTANCES: Final = 64
 _SLICE: Final = 0.2
 """Longest single wait on the event queue, so an interrupt is seen promptly."""
@@ -61,8 +65,15 @@ def mdns_stack() -> str:
     return f"python-zeroconf {zeroconf.__version__}"
 
 
+def mdns_disabled() -> bool:
+    """ADBWIRE_MDNS=0 turns every browse and resolution off (no multicast is sent)."""
+    return os.environ.get(MDNS_VARIABLE) == "0"
+
+
 @contextlib.contextmanager
 def _zeroconf() -> Iterator[Zeroconf]:
+    if mdns_disabled():
+        raise TransportError(f"mDNS is turned off ({MDNS_VARIABLE}=0 in the environment)")
     try:
         zc = Zeroconf(ip_version=IPVersion.V4Only)
     except (OSError, zeroconf.Error) as error:
