@@ -247,3 +247,23 @@ def _wait_for_listener(port: int) -> None:
             return
         time.sleep(0.02)
     raise AssertionError(f"nothing listens on port {port}")
+
+
+def test_ctrl_c_through_a_tt_terminal_interrupts_the_command(
+    adb: AdbOracle, device: SimulatedDevice
+) -> None:
+    terminal = subprocess.Popen(
+        [str(ADB), "-s", device.serial, "shell", "-tt", "trap 'echo int' INT; sleep 30; echo $?"],
+        env=adb.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until_running(adb, device, "sleep")
+        out, _ = terminal.communicate(b"\x03", timeout=WAIT)
+        assert out == b"int\r\n130\r\n"
+    finally:
+        if terminal.poll() is None:
+            terminal.kill()
+            terminal.wait(WAIT)

@@ -283,3 +283,78 @@ def test_a_job_reads_dev_null_not_the_sessions_stdin(userland: Userland) -> None
 
 def test_wait_for_an_unknown_pid_is_127(userland: Userland) -> None:
     assert run(userland, "wait 99999; echo $?").out == "127\n"
+
+
+# -- ^C on a terminal --------------------------------------------------------------------------
+class TerminalIO:
+    """A pty stream's ProcessIO whose input arrives when the test sends it."""
+
+    def __init__(self) -> None:
+        self.stdout = bytearray()
+        self._input: list[bytes] = []
+        self._cond = threading.Condition()
+        self._closed = threading.Event()
+
+    def send(self, data: bytes) -> None:
+        with self._cond:
+            self._input.append(data)
+            self._cond.notify_all()
+
+    def read_stdin(self, max_bytes: int = 65536) -> bytes:
+        with self._cond:
+            while not self._input and not self._closed.is_set():
+                self._cond.wait(0.05)
+            return self._input.pop(0) if self._input else b""
+
+    def write_stdout(self, data: bytes) -> None:
+        self.stdout += data
+
+    write_stderr = write_stdout
+
+    @property
+    def cancelled(self) -> bool:
+        return self._closed.is_set()
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+def _run_on_terminal(
+    userland: Userland, command: str
+) -> tuple[TerminalIO, threading.Thread, list[int]]:
+    io = TerminalIO()
+    statuses: list[int] = []
+    worker = threading.Thread(
+        target=lambda: statuses.append(userland.run(command, io, pty=True)), daemon=True
+    )
+    worker.start()
+    return io, worker, statuses
+
+
+def test_ctrl_c_on_a_terminal_interrupts_the_command_and_the_shell(userland: Userland) -> None:
+    io, worker, statuses = _run_on_terminal(userland, "sleep 30; echo after")
+    try:
+        wait_for_pid(userland, "sleep")
+        io.send(b"\x03")
+        worker.join(WAIT)
+        assert not worker.is_alive()
+        assert statuses == [130]
+        assert bytes(io.stdout) == b""
+    finally:
+        io.close()
+
+
+def test_ctrl_c_runs_the_int_trap_and_the_script_goes_on(userland: Userland) -> None:
+    io, worker, statuses = _run_on_terminal(userland, "trap 'echo int' INT; sleep 30; echo $?")
+    try:
+        wait_for_pid(userland, "sleep")
+        io.send(b"\x03")
+        worker.join(WAIT)
+        assert statuses == [0]
+        assert bytes(io.stdout) == b"int\n130\n"
+    finally:
+        io.close()
+
+
+def test_ctrl_c_without_a_terminal_is_just_a_byte(userland: Userland) -> None:
+    assert run(userland, "wc -c", stdin=b"a\x03b").out == "3\n"

@@ -22,6 +22,7 @@ from adbwire.testing.userland.process import (
     Streams,
 )
 from adbwire.testing.userland.session import interactive, run_command_line
+from adbwire.testing.userland.terminal_input import TerminalInput
 
 __all__ = ["BufferIO", "Device", "ProcessIO", "Userland"]
 
@@ -37,18 +38,22 @@ class Userland:
     def run(self, command_line: str, io: ProcessIO, *, pty: bool = False) -> int:
         """Run a command line (empty: an interactive shell on stdin) and return its status.
 
-        With `pty=True` input CR becomes LF (the tty's ICRNL) and an interactive shell echoes
-        what it reads and prints a prompt; turning output LF into CRLF (ONLCR) is left to the
-        ProcessIO, which the protocol side gives that behaviour for pty streams.
+        With `pty=True` input CR becomes LF (the tty's ICRNL), ^C interrupts the foreground
+        (ISIG) and an interactive shell echoes what it reads and prints a prompt; turning
+        output LF into CRLF (ONLCR) is left to the ProcessIO, which the protocol side gives
+        that behaviour for pty streams.
         """
+        terminal = TerminalInput(io) if pty else None
         streams = Streams(
-            StdinReader(io, crlf_to_lf=pty),
+            terminal or StdinReader(io),
             OutputWriter(io.write_stdout),
             OutputWriter(io.write_stderr),
         )
         if not command_line.strip():
-            return interactive(self.device, io, streams, pty=pty)
-        return run_command_line(self.device, command_line, streams, lambda: io.cancelled, pty=pty)
+            return interactive(self.device, io, streams, pty=pty, terminal=terminal)
+        return run_command_line(
+            self.device, command_line, streams, lambda: io.cancelled, pty=pty, terminal=terminal
+        )
 
     def install_apk(
         self, apk: bytes | BinaryIO, size: int, options: Sequence[str]

@@ -16,8 +16,20 @@ from adbwire.testing.userland.process import BytesReader, NullWriter, ProcessIO,
 from adbwire.testing.userland.proctable import SIGNALS
 from adbwire.testing.userland.shell.builtins import SHELL_PATH
 from adbwire.testing.userland.shell.interp import ExitShell, Shell
+from adbwire.testing.userland.terminal_input import TerminalInput
 
 _HANGUP = SIGNALS["HUP"]
+_INTERRUPT = SIGNALS["INT"]
+
+
+def _interrupt(shell: Shell) -> None:
+    """^C on the terminal: SIGINT to the foreground command and, unless the shell is
+    interactive (it ignores SIGINT then), to the shell too."""
+    child = shell.child
+    if child is not None:
+        child.pending_signal = _INTERRUPT
+    if not shell.interactive and shell.process is not None:
+        shell.process.pending_signal = _INTERRUPT
 
 
 def new_shell(
@@ -53,8 +65,11 @@ def run_command_line(
     cancelled: Callable[[], bool],
     *,
     pty: bool = False,
+    terminal: TerminalInput | None = None,
 ) -> int:
     shell = new_shell(device, cancelled, pty=pty, argv=[SHELL_PATH, "-c", command_line])
+    if terminal is not None:
+        terminal.on_interrupt = lambda: _interrupt(shell)
     try:
         status = shell.run_source(command_line, streams)
     except ExitShell as exc:
@@ -66,10 +81,19 @@ def run_command_line(
     return _end_session(shell, device, status, streams) & 0xFF
 
 
-def interactive(device: Device, io: ProcessIO, streams: Streams, *, pty: bool) -> int:
+def interactive(
+    device: Device,
+    io: ProcessIO,
+    streams: Streams,
+    *,
+    pty: bool,
+    terminal: TerminalInput | None = None,
+) -> int:
     """`adb shell` with no command: read lines, run each complete command, until EOF/exit."""
     shell = new_shell(device, lambda: io.cancelled, pty=pty, argv=["-/system/bin/sh"])
     shell.interactive = True
+    if terminal is not None:
+        terminal.on_interrupt = lambda: _interrupt(shell)
     try:
         status = _read_eval_loop(shell, device, io, streams, pty=pty)
     except BaseException:
