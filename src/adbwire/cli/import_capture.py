@@ -1,7 +1,8 @@
 """`adbwire import-capture FILE.pcap|FILE.pcapng [--port 5555] -o FIXTURE`.
 
-Turns a tcpdump/Wireshark capture of an ADB-over-TCP session (Google's adb talking to a
-device, say) into a fixture that `--replay FIXTURE` and the test suite can play back.
+Turns a tcpdump/Wireshark capture of an ADB session over TCP, or a USB capture (usbmon on
+Linux, USBPcap on Windows), into a fixture that `--replay FIXTURE` and the test suite can
+play back.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ def register(commands: Any) -> None:
         "import-capture",
         help="turn a pcap/pcapng capture of an ADB session into a replayable fixture",
         description=(
-            "Read a packet capture (tcpdump -w, Wireshark) of ADB over TCP, reassemble the "
-            "connection and write it as a fixture (see docs/fixtures.md)."
+            "Read a packet capture (tcpdump -w, Wireshark) of ADB over TCP, or a USB capture "
+            "(usbmon, USBPcap), reassemble the session and write it as a fixture (see "
+            "docs/fixtures.md)."
         ),
     )
     parser.add_argument("capture", metavar="FILE", help="a .pcap or .pcapng file")
@@ -30,14 +32,20 @@ def register(commands: Any) -> None:
         "--port",
         type=_port,
         default=DEFAULT_PORT,
-        help=f"the device's TCP port in the capture, or 'auto' (default: {DEFAULT_PORT})",
+        help=(
+            f"the device's TCP port in the capture, or 'auto' (default: {DEFAULT_PORT}; "
+            "ignored for USB captures)"
+        ),
     )
     parser.add_argument(
         "--connection",
         type=int,
         default=1,
         metavar="N",
-        help="which connection on that port, in capture order (default: the first)",
+        help=(
+            "which connection on that port (or which USB device's session), in capture "
+            "order (default: the first)"
+        ),
     )
     parser.add_argument("--note", help="free text for the fixture's header")
     parser.add_argument(

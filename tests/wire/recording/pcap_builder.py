@@ -149,3 +149,65 @@ def write_pcapng(path: Path, link_type: int, frames: list[bytes]) -> Path:
         out += _block(6, body + data)
     path.write_bytes(bytes(out))
     return path
+
+
+# ------------------------------------------------------------------ USB captures
+# usbmon (Linux, link types 220 and 189) and USBPcap (Windows, 249), built from the
+# formats' descriptions: one record per URB submission and completion; bulk OUT data in the
+# submission, bulk IN data in the completion.
+
+_USBMON = struct.Struct("<QBBBBHbbqiiII8s")
+_NO_DATA_IN, _NO_DATA_OUT = ord("<"), ord(">")
+
+
+def _usbmon(urb: int, event: str, transfer: int, endpoint: int, device: int, data: bytes,
+            *, mmapped: bool, length: int | None = None, flag: int = 0) -> bytes:  # fmt: skip
+    header = _USBMON.pack(
+        urb, ord(event), transfer, endpoint, device, 1, 0, 0 if data else flag,
+        1_700_000_000, 0, 0, len(data) if length is None else length, len(data), b"\0" * 8,
+    )  # fmt: skip
+    if mmapped:
+        header += struct.pack("<iiII", 0, 0, 0, 0)
+    return header + data
+
+
+def usbmon_frames(conversation: list[tuple[bool, bytes]], *, mmapped: bool = True,
+                  device: int = 5) -> list[bytes]:  # fmt: skip
+    """The conversation as usbmon records of a device's ADB interface (bulk OUT 0x01, bulk IN
+    0x81), with a zero-length packet, control traffic and another device's bulk data."""
+    out = [
+        _usbmon(1, "S", 2, 0x80, device, b"", mmapped=mmapped, length=18, flag=_NO_DATA_IN),
+        _usbmon(1, "C", 2, 0x80, device, b"\x12\x01" + b"\0" * 16, mmapped=mmapped),
+        _usbmon(2, "S", 3, 0x02, 7, b"CNXN is not what this device speaks", mmapped=mmapped),
+    ]
+    for index, (from_host, data) in enumerate(conversation, start=10):
+        if from_host:
+            out.append(_usbmon(index, "S", 3, 0x01, device, data, mmapped=mmapped))
+            out.append(_usbmon(index, "C", 3, 0x01, device, b"", mmapped=mmapped,
+                               length=len(data), flag=_NO_DATA_OUT))  # fmt: skip
+        else:
+            out.append(_usbmon(index, "S", 3, 0x81, device, b"", mmapped=mmapped,
+                               length=16384, flag=_NO_DATA_IN))  # fmt: skip
+            out.append(_usbmon(index, "C", 3, 0x81, device, data, mmapped=mmapped))
+            if len(data) % 512 == 0:  # a zero-length packet ends a transfer of whole packets
+                out.append(_usbmon(index, "C", 3, 0x81, device, b"", mmapped=mmapped, length=0))
+    return out
+
+
+_USBPCAP = struct.Struct("<HQIHBHHBBI")
+
+
+def _usbpcap(irp: int, from_device: bool, endpoint: int, data: bytes, transfer: int = 3) -> bytes:
+    return _USBPCAP.pack(_USBPCAP.size, irp, 0, 9, int(from_device), 1, 5, endpoint, transfer,
+                         len(data)) + data  # fmt: skip
+
+
+def usbpcap_frames(conversation: list[tuple[bool, bytes]]) -> list[bytes]:
+    """The conversation as USBPcap records (Windows): request and completion per transfer."""
+    out = [_usbpcap(1, True, 0x80, b"\x12\x01" + b"\0" * 16, transfer=2)]
+    for index, (from_host, data) in enumerate(conversation, start=10):
+        if from_host:
+            out += [_usbpcap(index, False, 0x01, data), _usbpcap(index, True, 0x01, b"")]
+        else:
+            out += [_usbpcap(index, False, 0x81, b""), _usbpcap(index, True, 0x81, data)]
+    return out

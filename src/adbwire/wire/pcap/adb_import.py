@@ -16,7 +16,7 @@ from pathlib import Path
 
 from adbwire.errors import UsageError
 from adbwire.wire import packets as P
-from adbwire.wire.pcap.capture_file import read_frames
+from adbwire.wire.pcap.capture_file import Frame, read_frames
 from adbwire.wire.pcap.reassembly import (
     Assembled,
     TcpConnection,
@@ -24,6 +24,7 @@ from adbwire.wire.pcap.reassembly import (
     connections_on_port,
 )
 from adbwire.wire.pcap.segments import SUPPORTED_LINK_TYPES, Segment, segment_of
+from adbwire.wire.pcap.usb import USB_LINK_TYPES, adb_usb_connections
 from adbwire.wire.recording.events import ORIGIN_IMPORTED, Side
 from adbwire.wire.recording.fixture_file import FixtureWriter
 from adbwire.wire.recording.packet_stream import PacketSplitter, PacketStreamError
@@ -43,10 +44,10 @@ class ImportReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _segments(path: Path) -> list[Segment]:
+def _segments(path: Path, frames: list[Frame]) -> list[Segment]:
     segments: list[Segment] = []
     link_types: set[int] = set()
-    for frame in read_frames(path):
+    for frame in frames:
         link_types.add(frame.link_type)
         segment = segment_of(frame)
         if segment is not None:
@@ -55,7 +56,7 @@ def _segments(path: Path) -> list[Segment]:
     if not segments and unknown:
         raise UsageError(
             f"{path}: link type {', '.join(map(str, unknown))} is not supported (Ethernet, "
-            "Linux cooked, loopback/null and raw IP are)"
+            "Linux cooked, loopback/null, raw IP, usbmon and USBPcap are)"
         )
     return segments
 
@@ -114,9 +115,16 @@ def import_capture(
     """Write the ADB session of connection `connection` (1-based) on `port` as a fixture.
 
     `port=None` finds the device's port: that of the first connection that opens with CNXN.
+    A USB capture (usbmon, USBPcap) has no port: `connection` picks among its devices' ADB
+    sessions, and the fixture says `transport: usb`.
     """
     path = Path(capture)
-    segments = _segments(path)
+    frames = list(read_frames(path))
+    if any(frame.link_type in USB_LINK_TYPES for frame in frames):
+        return _import_usb(
+            path, frames, output, connection=connection, note=note, redact_serial=redact_serial
+        )
+    segments = _segments(path, frames)
     if port is None:
         found = adb_server_ports(segments)
         if not found:
@@ -125,8 +133,69 @@ def import_capture(
     connections = [item for item in connections_on_port(segments, port) if item.has_data]
     chosen = _choose(path, connections, connection, port, segments)
     report = ImportReport([item.describe() for item in connections], connection, port)
-    host_stream = chosen.to_server.assemble()
-    device_stream = chosen.to_client.assemble()
+    _write_fixture(
+        path,
+        output,
+        report,
+        chosen.to_server.assemble(),
+        chosen.to_client.assemble(),
+        transport="tcp",
+        note=note,
+        redact_serial=redact_serial,
+        recorded_at=_timestamp(chosen.first_time),
+        end=_how_it_ended(chosen),
+    )
+    return report
+
+
+def _import_usb(
+    path: Path,
+    frames: list[Frame],
+    output: str | os.PathLike[str],
+    *,
+    connection: int,
+    note: str | None,
+    redact_serial: bool | str,
+) -> ImportReport:
+    found = adb_usb_connections(frames)
+    if not found:
+        raise UsageError(
+            f"{path}: no ADB session on USB in the capture (no bulk OUT endpoint starts with "
+            "CNXN: start the capture before adb connects to the device)"
+        )
+    if not 1 <= connection <= len(found):
+        listing = "; ".join(f"{i}: {c.describe()}" for i, c in enumerate(found, 1))
+        raise UsageError(f"{path}: there is no connection {connection}; the capture has {listing}")
+    chosen = found[connection - 1]
+    report = ImportReport([item.describe() for item in found], connection, 0)
+    _write_fixture(
+        path,
+        output,
+        report,
+        chosen.to_device.assemble(),
+        chosen.to_host.assemble(),
+        transport="usb",
+        note=note,
+        redact_serial=redact_serial,
+        recorded_at=_timestamp(chosen.first_time),
+        end=("host", "the capture ends here"),
+    )
+    return report
+
+
+def _write_fixture(
+    path: Path,
+    output: str | os.PathLike[str],
+    report: ImportReport,
+    host_stream: Assembled,
+    device_stream: Assembled,
+    *,
+    transport: str,
+    note: str | None,
+    redact_serial: bool | str,
+    recorded_at: str,
+    end: tuple[Side, str],
+) -> None:
     host, host_left = _packets(path, host_stream, "host to device")
     device, device_left = _packets(path, device_stream, "device to host")
     if not host or host[0][2].command != P.A_CNXN:
@@ -152,9 +221,9 @@ def import_capture(
             writer,
             origin=ORIGIN_IMPORTED,
             note=note if note is not None else f"imported from {path.name}",
-            transport="tcp",
+            transport=transport,
             redact_serial=redact_serial,
-            recorded_at=_timestamp(chosen.first_time),
+            recorded_at=recorded_at,
         )
         merged = sorted(
             [(frame, 0, position, packet) for frame, position, packet in host]
@@ -170,13 +239,12 @@ def import_capture(
             else:
                 log.device_packet(packet)
                 report.device_packets += 1
-        log.end(*_how_it_ended(chosen))
+        log.end(*end)
     finally:
         writer.close()
     report.warnings += log.anomalies
     if report.warnings:
         _add_import_notes(Path(output), report.warnings)
-    return report
 
 
 def _add_import_notes(fixture: Path, notes: list[str]) -> None:
