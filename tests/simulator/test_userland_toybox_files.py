@@ -19,6 +19,10 @@ def userland(tmp_path: Path) -> Userland:
 
 def test_data_local_tmp_is_drwxrwx__x_shell_shell(userland: Userland) -> None:
     assert run(userland, f"stat -c '%A %U %G' {TMP}").out == "drwxrwx--x shell shell\n"
+    listing = run(userland, "stat -c '%n %A %U %G' / /data /data/local").out
+    assert listing == (
+        "/ drwxr-xr-x root root\n/data drwxrwx--x system system\n/data/local drwxr-x--x root root\n"
+    )
 
 
 def test_a_file_written_the_way_push_writes_it_belongs_to_shell(userland: Userland) -> None:

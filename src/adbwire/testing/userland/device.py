@@ -37,6 +37,14 @@ _BINARY = b"\x7fELF\x02\x01\x01" + bytes(57)  # the start of an ELF header, for 
 _IMAGE_TIME = 1230768000  # 2009-01-01 00:00 UTC: the fixed time stamp of files in an Android image
 
 
+_IMAGE_MODES = (  # directory modes of an Android 14 image (owners: see ownership.py)
+    ("/", 0o40755),
+    ("/data", 0o40771),
+    ("/data/local", 0o40751),
+    ("/data/local/tmp", 0o40771),
+)
+
+
 class Device:
     """One simulated Android device: shared by every shell that runs on it."""
 
@@ -49,8 +57,9 @@ class Device:
         self._image_cache: dict[tuple[str, bool, bool], tuple[int, int, bytes]] = {}
         files.ownership = FileOwners(self.user_id)
         self._install_system_bin()
-        with contextlib.suppress(FsError):
-            files.chmod("/data/local/tmp", 0o40771)  # drwxrwx--x shell shell, as on a device
+        for path, mode in _IMAGE_MODES:
+            with contextlib.suppress(FsError):
+                files.chmod(path, mode)
         self._populate_files()
 
     @property
