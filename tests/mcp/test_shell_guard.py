@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from adbwire.device.errors import RefusedError
+from adbwire.mcp.shell_commands import FORMATTERS, INERT
 from adbwire.mcp.shell_guard import (
     MAX_NESTING,
     MAX_PLACES,
@@ -604,3 +605,17 @@ def test_xargs_replace_string_stands_for_device_words() -> None:
         "recursive deletion of <names the device supplies>, a path only known when the line runs"
     )
     assert assess("xargs -I X rm -rf /sdcard").reasons == ("recursive deletion of /sdcard",)
+
+
+@pytest.mark.parametrize("name", [*sorted(FORMATTERS), "mkfs.vfat", "mke2fs.ext4"])
+def test_every_formatter_is_refused(name: str) -> None:
+    assert assess(f"{name} /dev/block/sda").reasons == (
+        f"formatting or partitioning storage ({name})",
+    )
+
+
+@pytest.mark.parametrize("name", sorted(INERT - {"["}))  # a bare [ reads as a glob: asked
+def test_commands_that_never_run_their_arguments_are_not_searched(name: str) -> None:
+    """`grep rm -rf /data` only reads; an unknown program's words would be searched."""
+    assert assess(f"{name} rm -rf /data").verdict is Verdict.ORDINARY
+    assert assess(f"unknown-{name} rm -rf /data").verdict is Verdict.REFUSE
