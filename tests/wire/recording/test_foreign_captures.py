@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from adbwire.cli import main as cli_main
 from adbwire.errors import AdbwireError, StreamRefusedError, SyncFailError
 from adbwire.wire.recording import FixtureWarning, connect_replay
 from adbwire.wire.services.shell import EXIT_STATUS_UNKNOWN
@@ -66,3 +67,17 @@ def test_a_pull_the_capture_lacks_fails_that_stream_and_the_rest_goes_on() -> No
         assert client.shell("getprop ro.product.model").exit_code == 0
         with pytest.warns(FixtureWarning):
             client.close()
+
+
+def test_the_command_line_replays_a_foreign_capture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """(The unused rest of each capture is a warning, which the command line logs.)"""
+    replay = ["--replay", str(V2)]
+    assert cli_main.main([*replay, "shell", "-n", "getprop", "ro.product.model"]) == 0
+    assert capsys.readouterr().out == "sdk_gphone64_x86_64\n"
+    assert cli_main.main([*replay, "pull", GROCERIES, str(tmp_path / "g.txt")]) == 0
+    assert (tmp_path / "g.txt").read_bytes() == b"milk\neggs\ncoffee beans\nbasil\n"
+    legacy = ["--replay", str(LEGACY), "shell", "-n", "ls", "/sdcard/Download"]
+    assert cli_main.main(legacy) == 0  # no exit status in the capture: 0, as adb says
+    assert capsys.readouterr().out.endswith("groceries.txt\n")
