@@ -11,9 +11,12 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import BinaryIO
 
 import pytest
 
+from adbwire.cli import main as cli_main
+from adbwire.cli import shell as shell_command
 from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
 from adbwire.wire.keys import AdbKey, default_key_path
 
@@ -127,3 +130,48 @@ def test_old_device_no_command_reads_commands_from_stdin(
     """`shell:` with no command is an interactive pty shell: it echoes, like on a real device."""
     status, out, _ = adbwire(legacy_device, "shell", stdin=b"echo scripted\nexit\n")
     assert status == 0 and b"scripted\r\n" in out
+
+
+class _PipeStdin:
+    """sys.stdin as a pipe whose writer is closed (a script's `< /dev/null` or `true |`)."""
+
+    def __init__(self, data: bytes) -> None:
+        reader, writer = os.pipe()
+        os.write(writer, data)
+        os.close(writer)
+        self._fd = reader
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+@pytest.mark.parametrize("data", [b"", b"x"])
+def test_old_device_spools_only_input_there_is(
+    legacy_device: SimulatedDevice,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+    data: bytes,
+) -> None:
+    """Empty stdin (a script's `< /dev/null`) needs no file on the device, so an adbd
+    without a writable /data/local/tmp still runs the command."""
+    spooled: list[bytes] = []
+
+    def spool(client: object, source: BinaryIO, timeout: float | None) -> str:
+        spooled.append(source.read(1024))
+        return "/data/local/tmp/spooled"
+
+    monkeypatch.setattr(shell_command, "spool_stdin", spool)
+    stdin = _PipeStdin(data)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    try:
+        cli_main.main(["--timeout", "10", "-s", legacy_device.serial, "shell", "echo ran"])
+    finally:
+        stdin.close()
+    capsysbinary.readouterr()
+    assert spooled == ([data] if data else [])

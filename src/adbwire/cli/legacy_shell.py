@@ -15,7 +15,7 @@ import os
 import secrets
 import threading
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from adbwire.errors import AdbwireError
 from adbwire.wire.client import AdbClient
@@ -24,6 +24,29 @@ from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Deadline
 
 SPOOL_DIRECTORY = "/data/local/tmp"
+
+
+class _AfterFirstChunk:
+    """A reader giving `first`, then the rest of `descriptor` (what `read` of a file does)."""
+
+    def __init__(self, first: bytes, descriptor: int) -> None:
+        self._first = first
+        self._descriptor = descriptor
+
+    def read(self, size: int = -1) -> bytes:
+        if self._first:
+            chunk = self._first if size < 0 else self._first[:size]
+            self._first = self._first[len(chunk) :]
+            return chunk
+        return os.read(self._descriptor, size if size > 0 else 64 * 1024)
+
+
+def piped_input(descriptor: int) -> BinaryIO | None:
+    """Piped stdin as a reader, or None when it is empty: nothing to spool, so no file on
+    the device is needed (an adbd without a writable /data/local/tmp still runs commands
+    from scripts whose stdin is /dev/null)."""
+    first = os.read(descriptor, 64 * 1024)
+    return cast("BinaryIO", _AfterFirstChunk(first, descriptor)) if first else None
 
 
 def spool_stdin(client: AdbClient, source: BinaryIO, timeout: float | None) -> str:

@@ -18,7 +18,13 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.interactive import run_interactive
-from adbwire.cli.legacy_shell import RawShell, reading_from, spool_stdin, start_key_pump
+from adbwire.cli.legacy_shell import (
+    RawShell,
+    piped_input,
+    reading_from,
+    spool_stdin,
+    start_key_pump,
+)
 from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.services.shell import EXIT_STATUS_UNKNOWN, Channel, ShellProcess
@@ -123,8 +129,7 @@ def _run_legacy(
             _copy_raw(shell, deadline)
         return 0
     if not args.no_stdin and not sys.stdin.isatty():
-        with os.fdopen(sys.stdin.fileno(), "rb", closefd=False) as source:
-            command = reading_from(spool_stdin(client, source, args.timeout), command)
+        command = _reading_piped_input(client, command, args.timeout)
     with client.start_shell(command, timeout=args.timeout) as process:
         _copy_output(process, deadline)
         sys.stdout.buffer.write(process.leftover_v1)
@@ -140,8 +145,7 @@ def _run_raw(
     """-x: the `shell:` service as is: output merged, no exit status (0, as adb)."""
     piped = not args.no_stdin and not sys.stdin.isatty()
     if piped and command:
-        with os.fdopen(sys.stdin.fileno(), "rb", closefd=False) as source:
-            command = reading_from(spool_stdin(client, source, args.timeout), command)
+        command = _reading_piped_input(client, command, args.timeout)
     kind = "pty" if pty else "raw" if args.no_pty else ""
     service = f"shell,{kind}:{command}" if kind else f"shell:{command}"
     with RawShell(client, service, args.timeout) as shell:
@@ -149,6 +153,14 @@ def _run_raw(
             start_key_pump(shell, sys.stdin.fileno())
         _copy_raw(shell, deadline)
     return 0
+
+
+def _reading_piped_input(client: AdbClient, command: str, timeout: float | None) -> str:
+    """`command` reading our piped stdin, spooled to the device (unchanged when it is empty)."""
+    source = piped_input(sys.stdin.fileno())
+    if source is None:
+        return command
+    return reading_from(spool_stdin(client, source, timeout), command)
 
 
 def _copy_output(process: ShellProcess, deadline: Deadline) -> None:
