@@ -16,7 +16,8 @@ from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.recording import FixtureWarning, ReplayKey, ReplayTransport, load_fixture
 from adbwire.wire.recording.events import Close, Data, End, Event, Open
 from adbwire.wire.recording.packet_stream import PacketSplitter
-from adbwire.wire.recording.replay_device import ReplayDevice, banner_for_replay
+from adbwire.wire.recording.replay_device import ReplayDevice
+from adbwire.wire.recording.replay_messages import banner_for_replay
 from adbwire.wire.recording.script import build_script
 from tests.wire.recording.helpers import TIMEOUTS
 from tests.wire.recording.test_fixture_file import HEADER, write

@@ -29,30 +29,22 @@ from adbwire.wire.recording.meaning import (
     match_meaning,
     stand_in_shell,
 )
+from adbwire.wire.recording.replay_messages import (
+    banner_for_replay,
+    bytes_mismatch_message,
+    no_stream_message,
+)
 from adbwire.wire.recording.script import (
     DeviceChunk,
     RecordedStream,
     ReplayScript,
     match_bytes,
     match_service,
-    shorten,
 )
 from adbwire.wire.recording.stream_log import service_of
 from adbwire.wire.recording.sync_replay import SyncServe, sync_pool
 
 REPLAY_TOKEN: Final = b"adbwire replay token"  # 20 bytes, like adbd's random tokens
-
-
-def banner_for_replay(banner: str | None) -> bytes:
-    """The recorded banner without `delayed_ack` (replay uses classic flow control)."""
-    if banner is None:
-        return b"device::"
-    head, sep, features = banner.rpartition("features=")
-    if not sep:
-        return banner.encode()
-    value, semi, rest = features.partition(";")
-    kept = ",".join(item for item in value.split(",") if item and item != "delayed_ack")
-    return f"{head}features={kept}{semi}{rest}".encode()
 
 
 @dataclass
@@ -424,44 +416,11 @@ class ReplayDevice:
             self.refusals[service] = message
 
     def _no_stream_message(self, service: str) -> str:
-        unused = [item for item in self.script.streams if item.number not in self._used]
-        if not unused:
-            events = self.fixture.events
-            last = self.script.end_line or (events[-1].line if events else 1)
-            return (
-                f"replay ran past the end of the recording: the client opened {service!r} "
-                f"but every recorded stream was used ({self.fixture.where(last)} is the end)"
-            )
-        nxt = unused[0]
-        return (
-            f"the client opened {service!r}, which the recording does not have (unused); "
-            f"the next unused recorded stream is {nxt.service!r} at "
-            f"{self.fixture.where(nxt.line)}"
-        )
+        return no_stream_message(self.script, set(self._used), service)
 
     def _fail_bytes(self, live: _Live, recorded: RecordedStream, actual: bytes) -> None:
-        start = live.host_offset
-        expected = bytes(recorded.host[start : start + len(actual)])
-        differ = next(
-            (i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
-            len(expected),
-        )
-        line = recorded.line_of_host_byte(start + differ)
-        if differ >= len(expected):
-            detail = (
-                f"the client wrote {len(actual) - len(expected)} bytes more than recorded: "
-                f"{shorten(actual, differ)}"
-            )
-        else:
-            detail = (
-                f"expected {shorten(expected, differ)}, the client wrote {shorten(actual, differ)}"
-            )
-        self._mismatch(
-            f"replay mismatch on stream {recorded.number} ({recorded.service!r}) at byte "
-            f"{start + differ} of what the client writes: {detail} "
-            f"({self.fixture.where(line)})",
-            line,
-        )
+        message, line = bytes_mismatch_message(self.fixture, recorded, live.host_offset, actual)
+        self._mismatch(message, line)
 
     def leftovers(self) -> list[str]:
         """Recorded traffic the client never asked for, one sentence each."""
