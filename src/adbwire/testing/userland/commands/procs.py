@@ -60,7 +60,7 @@ def _value(field: str, process: Process, inv: Invocation) -> str:
     return values.get(field, "")
 
 
-def _format(fields: tuple[str, ...], values: list[str], headers: bool) -> str:
+def _format(fields: tuple[str, ...], values: list[str]) -> str:
     cells = []
     for index, (field, value) in enumerate(zip(fields, values, strict=True)):
         width = _WIDTHS.get(field, 0)
@@ -71,7 +71,6 @@ def _format(fields: tuple[str, ...], values: list[str], headers: bool) -> str:
             cells.append(f"{value:<{-width}}")
         else:
             cells.append(f"{value:>{width}}")
-    del headers
     return " ".join(cells).rstrip() if fields[-1] in ("NAME", "CMD") else " ".join(cells)
 
 
@@ -121,8 +120,8 @@ def ps(inv: Invocation) -> int:
         else:
             chosen = bool(session) and process.session == session
         if chosen:
-            rows.append(_format(fields, [_value(f, process, inv) for f in fields], show_header))
-    header = _format(fields, list(fields), show_header) if show_header else None
+            rows.append(_format(fields, [_value(f, process, inv) for f in fields]))
+    header = _format(fields, list(fields)) if show_header else None
     inv.out("".join(line + "\n" for line in ([header] if header else []) + rows))
     return 0 if rows or not wanted else 1
 
