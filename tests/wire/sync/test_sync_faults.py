@@ -189,3 +189,19 @@ def test_a_disconnect_mid_pull_stream_says_how_far_it_got(sync_device: SyncDevic
         str(caught.value),
     )
     assert f"after {len(sink.getvalue())} bytes: " in str(caught.value)
+
+
+def test_a_fail_answering_recv_names_the_path_and_the_devices_reason(
+    sync_device: SyncDevice,
+) -> None:
+    """pull_stream without progress sends RECV straight away: the FAIL is the answer."""
+    connection = sync_device.client.connection
+    with pytest.raises(SyncFailError) as caught:
+        sync.pull_stream(connection, "/sdcard/none.bin", io.BytesIO())
+    assert caught.value.path == "/sdcard/none.bin"
+    assert caught.value.device_message.startswith("open failed: ")
+    assert "No such file or directory" in caught.value.device_message
+    sync_device.files.write_bytes("/sdcard/ok.txt", b"ok")
+    sink = io.BytesIO()
+    assert sync.pull_stream(connection, "/sdcard/ok.txt", sink) == 2  # the session recovers
+    assert sink.getvalue() == b"ok"
