@@ -108,8 +108,19 @@ def old_device(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both
         ["shell", "-t", "tty"],
         ["shell", "frobnicate"],
         ["shell", "sleep 1; echo slow"],
+        ["shell", "-e", "none", "echo", "escaped"],
     ],
-    ids=["status-and-stderr", "words-joined", "x", "T", "tt", "t-without-tty", "missing", "slow"],
+    ids=[
+        "status-and-stderr",
+        "words-joined",
+        "x",
+        "T",
+        "tt",
+        "t-without-tty",
+        "missing",
+        "slow",
+        "e-none",
+    ],
 )
 def test_shell_matches_adb(both: Both, args: list[str]) -> None:
     expected, actual = both.both(*args)

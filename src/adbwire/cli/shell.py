@@ -44,6 +44,12 @@ def register(commands: Any) -> None:
         description="Run a command on the device and exit with its exit status; with no "
         "command, an interactive shell. The command runs until it ends unless --timeout.",
     )
+    parser.add_argument(
+        "-e",
+        dest="escape",
+        metavar="ESCAPE",
+        help="accepted for adb's scripts; adbwire has no escape character (as '-e none')",
+    )
     parser.add_argument("-n", dest="no_stdin", action="store_true", help="don't read from stdin")
     parser.add_argument("-T", dest="no_pty", action="store_true", help="disable pty allocation")
     parser.add_argument(
@@ -107,8 +113,9 @@ def run(args: argparse.Namespace) -> int:
 def _run_v2(
     client: AdbClient, args: argparse.Namespace, command: str, pty: bool, deadline: Deadline
 ) -> int:
-    # No command and no terminal: the device's shell reads its commands from our stdin.
-    forward_stdin = not args.no_stdin and not sys.stdin.isatty()
+    # As adb: stdin goes to the command, typed lines too (Ctrl-D ends them); with no command
+    # and no terminal, the device's shell reads its commands from it.
+    forward_stdin = not args.no_stdin
     with client.start_shell(command, pty=pty, timeout=args.timeout) as process:
         pump = _start_stdin_pump(process, sys.stdin.fileno()) if forward_stdin else None
         if pump is None:
