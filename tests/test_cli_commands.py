@@ -273,3 +273,23 @@ def test_the_progress_rate_counts_from_the_transfers_start(
     now[0] = 11.0
     line(100 * progress.MIB, 100 * progress.MIB)
     assert "100.0 MB/s" in shown.getvalue()
+
+
+def test_logcat_streams_until_ctrl_c(sim_device: SimulatedDevice, adb_key: AdbKey) -> None:
+    """Without -d logcat follows the log: lines arrive, then Ctrl-C ends it (130, quietly)."""
+    default_key_path().parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(adb_key.path, default_key_path())
+    with subprocess.Popen(
+        [sys.executable, "-m", "adbwire", "-s", sim_device.serial, "logcat"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=os.environ.copy(),
+    ) as child:
+        try:
+            assert child.stdout is not None
+            first = child.stdout.readline()  # the log is streaming
+            child.send_signal(signal.SIGINT)
+            _, err = child.communicate(timeout=60)
+        finally:
+            child.kill()
+    assert first and (child.returncode, err) == (130, b"")
