@@ -18,10 +18,11 @@ A recorded read (stat, list, pull) may answer again once used; a push is used on
 
 from __future__ import annotations
 
+import hashlib
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Final, cast
+from typing import Any, Final, cast
 
 from adbwire.wire.recording.events import Data, Open
 from adbwire.wire.recording.fixture_file import Fixture
@@ -33,6 +34,12 @@ _STAT_V2_SIZE: Final = 72
 _DENT_V1_SIZE: Final = 20
 _DENT_V2_SIZE: Final = 76
 _READS: Final = frozenset({"stat1", "stat2", "list1", "list2", "recv"})
+_REQUESTS: Final = frozenset(
+    {b"STAT", b"STA2", b"LST2", b"LIST", b"LIS2", b"RECV", b"RCV2", b"SEND", b"SND2"}
+)
+_LONGEST_PATH: Final = 64 * 1024
+_LARGEST_DATA: Final = 1024 * 1024
+"""adbd sends and takes DATA of at most 64 KiB; a larger length means garbage."""
 
 Key = tuple[object, ...]
 
@@ -52,6 +59,7 @@ class RequestParser:
 
     def __init__(self) -> None:
         self._pending = bytearray()
+        self._push: _Push | None = None
         self.broken: bytes | None = None
         """Bytes that are no sync request (the session cannot be followed past them)."""
 
@@ -66,6 +74,8 @@ class RequestParser:
         return found
 
     def _next(self) -> SyncRequest | None:
+        if self._push is not None:
+            return self._push_data()
         buf = self._pending
         if len(buf) < _HEADER.size:
             return None
@@ -73,13 +83,8 @@ class RequestParser:
         if request_id == b"QUIT":
             del buf[: _HEADER.size]
             return SyncRequest(request_id, ("quit",), "")
-        if request_id not in (b"STAT", b"STA2", b"LST2", b"LIST", b"LIS2", b"RECV", b"RCV2") and (
-            request_id not in (b"SEND", b"SND2")
-        ):
-            self.broken = bytes(buf)
-            return None
-        if length > 64 * 1024:
-            self.broken = bytes(buf)
+        if request_id not in _REQUESTS or length > _LONGEST_PATH:
+            self.broken = bytes(buf[:64])
             return None
         setup = {b"RCV2": 8, b"SND2": 12}.get(request_id, 0)
         end = _HEADER.size + length + setup
@@ -87,9 +92,10 @@ class RequestParser:
             return None
         path = bytes(buf[_HEADER.size : _HEADER.size + length]).decode("utf-8", "replace")
         extra = bytes(buf[_HEADER.size + length : end])
-        if request_id in (b"SEND", b"SND2"):
-            return self._send(request_id, path, extra, end)
         del buf[:end]
+        if request_id in (b"SEND", b"SND2"):
+            self._push = _Push(request_id, path, extra)
+            return self._push_data()
         kind = {
             b"STAT": "stat1",
             b"STA2": "stat2",
@@ -104,35 +110,48 @@ class RequestParser:
                 key = (kind, _shape(path), flags)
         return SyncRequest(request_id, key, path)
 
-    def _send(self, request_id: bytes, path: str, extra: bytes, start: int) -> SyncRequest | None:
-        """A push is one request once its DONE arrived: path, mode and content."""
+    def _push_data(self) -> SyncRequest | None:
+        """A push is one request once its DONE arrived: path, mode and a digest of the
+        content (DATA is consumed as it comes: a large push is never held whole)."""
+        push = self._push
+        assert push is not None
         buf = self._pending
-        offset = start
-        content = bytearray()
-        while True:
-            if len(buf) < offset + _HEADER.size:
-                return None
-            chunk_id, length = _HEADER.unpack_from(buf, offset)
+        while len(buf) >= _HEADER.size:
+            chunk_id, length = _HEADER.unpack_from(buf)
             if chunk_id == b"DONE":
-                offset += _HEADER.size
-                break
-            if chunk_id != b"DATA":
-                self.broken = bytes(buf[offset:])
+                del buf[: _HEADER.size]
+                self._push = None
+                return push.request()
+            if chunk_id != b"DATA" or length > _LARGEST_DATA:
+                self.broken = bytes(buf[:64])
                 return None
-            if len(buf) < offset + _HEADER.size + length:
+            if len(buf) < _HEADER.size + length:
                 return None
-            content += buf[offset + _HEADER.size : offset + _HEADER.size + length]
-            offset += _HEADER.size + length
-        del buf[:offset]
-        if request_id == b"SND2":
-            mode, flags = struct.unpack_from("<II", extra, 4)
-            key: Key = ("send", _shape(path), mode, flags, bytes(content))
-        else:
-            name, _, mode_text = path.rpartition(",")
-            mode = int(mode_text) if mode_text.isdigit() else -1
-            path = name or path
-            key = ("send", _shape(path), mode, 0, bytes(content))
-        return SyncRequest(request_id, key, path)
+            push.digest.update(buf[_HEADER.size : _HEADER.size + length])
+            push.size += length
+            del buf[: _HEADER.size + length]
+        return None
+
+
+@dataclass
+class _Push:
+    request_id: bytes
+    path: str
+    extra: bytes
+    digest: Any = field(default_factory=hashlib.sha256)
+    size: int = 0
+
+    def request(self) -> SyncRequest:
+        content = (self.size, self.digest.hexdigest())
+        if self.request_id == b"SND2":
+            mode, flags = struct.unpack_from("<II", self.extra, 4)
+            return SyncRequest(
+                self.request_id, ("send", _shape(self.path), mode, flags, content), self.path
+            )
+        name, _, mode_text = self.path.rpartition(",")
+        mode = int(mode_text) if mode_text.isdigit() else -1
+        path = name or self.path
+        return SyncRequest(self.request_id, ("send", _shape(path), mode, 0, content), path)
 
 
 def _shape(path: str) -> str:
