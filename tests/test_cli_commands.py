@@ -293,3 +293,21 @@ def test_logcat_streams_until_ctrl_c(sim_device: SimulatedDevice, adb_key: AdbKe
         finally:
             child.kill()
     assert first and (child.returncode, err) == (130, b"")
+
+
+def test_a_damaged_state_file_costs_only_its_bad_lines(
+    adbwire: Run, sim_device: SimulatedDevice
+) -> None:
+    path = known_devices.state_file()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(f"not an address\n\x1b[2J:x\n{sim_device.serial}\nhost:99999\n".encode())
+    assert known_devices.load() == [sim_device.serial]
+    status, out, _ = adbwire("devices")
+    assert status == 0 and f"{sim_device.serial} " in out
+
+
+def test_an_oversized_state_file_is_ignored() -> None:
+    path = known_devices.state_file()
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"127.0.0.1:5555\n" * (known_devices.MAX_BYTES // 10))
+    assert known_devices.load() == []

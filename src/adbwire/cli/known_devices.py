@@ -13,6 +13,9 @@ import os
 import tempfile
 from pathlib import Path
 
+from adbwire.errors import UsageError
+from adbwire.wire.transport import parse_tcp_address
+
 STATE_DIR_VARIABLE = "ADBWIRE_STATE_DIR"
 FILE_NAME = "connected"
 MAX_BYTES = 64 * 1024
@@ -41,7 +44,16 @@ def load() -> list[str]:
     if len(data) > MAX_BYTES:
         return []
     lines = data.decode("utf-8", errors="replace").splitlines()
-    return list(dict.fromkeys(line.strip() for line in lines if line.strip()))
+    return list(dict.fromkeys(line.strip() for line in lines if _is_address(line.strip())))
+
+
+def _is_address(text: str) -> bool:
+    """A line a damaged or hand-edited file may hold is skipped, not fatal to every command."""
+    try:
+        parse_tcp_address(text)
+    except UsageError:
+        return False
+    return ":" in text
 
 
 def save(addresses: list[str]) -> None:
