@@ -338,6 +338,8 @@ ORDINARY = [
     "rm -rf /data/local/tmp/*",
     "rm -rf /data/data/com.example.notes",
     "rm -rf /sdcard/a[",
+    "[ -f /sdcard/x ] && rm /sdcard/x",  # the test command is not a glob
+    "[ -d /data/local/tmp/x ] && rm -rf /data/local/tmp/x",
     "rm -rf '/sdcard/*'",  # a file named '*'
     "rm -rf /sdcard/\\*",
     "cd /sdcard/Download && rm -rf *",

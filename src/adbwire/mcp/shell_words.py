@@ -7,7 +7,7 @@ and each character remembers whether it was quoted, because only unquoted `*?[` 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from adbwire.shell_syntax import Arith, CmdSub, Lit, Param, ShellSyntaxError, Word, tokenize
@@ -37,7 +37,7 @@ class Text:
 
     @property
     def globs(self) -> bool:
-        return any(bare and ch in GLOB_CHARS for ch, bare in self.chars)
+        return _globs(self.chars)
 
     @property
     def tilde(self) -> bool:
@@ -57,9 +57,20 @@ class Text:
         return found
 
 
+def _globs(chars: Sequence[tuple[str, bool]]) -> bool:
+    """An unquoted `*` or `?`, or an unquoted `[` with a `]` after it: without one the shell
+    reads `[` literally (`[ -f x ]`, a file named `a[`)."""
+    for index, (ch, bare) in enumerate(chars):
+        if bare and ch in "*?":
+            return True
+        if bare and ch == "[" and any(c == "]" for c, _ in chars[index + 1 :]):
+            return True
+    return False
+
+
 def _component(chars: list[tuple[str, bool]]) -> Component:
     text = "".join(ch for ch, _ in chars)
-    if not any(bare and ch in GLOB_CHARS for ch, bare in chars):
+    if not _globs(chars):
         return Component(text)
     # Quoted glob characters are literal: fnmatch reads "[*]" as a plain "*".
     pattern = "".join(ch if bare or ch not in "*?[" else f"[{ch}]" for ch, bare in chars)
