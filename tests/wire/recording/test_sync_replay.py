@@ -51,3 +51,12 @@ def test_garbage_is_no_request() -> None:
     parser = RequestParser()
     assert parser.feed(message(b"WHAT", b"x")) == []
     assert parser.broken is not None
+
+
+def test_a_recorded_close_after_an_answer_closes_the_replayed_stream_there() -> None:
+    """adbd closes a sync stream after a failed push; so does the replay, at the same point."""
+    (push,) = RequestParser().feed(PUSH)
+    fail = message(b"FAIL", b"Read-only file system")
+    serve = SyncServe(SyncPool([Exchange(1, 2, push, fail, closes=True)], {1}))
+    answers, problem = serve.feed(PUSH + message(b"STA2", b"/sdcard/a"))
+    assert (answers, problem, serve.quit) == ([fail], None, True)

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, cast
 
-from adbwire.wire.recording.events import Data, Open
+from adbwire.wire.recording.events import Close, Data, Open
 from adbwire.wire.recording.fixture_file import Fixture
 from adbwire.wire.recording.script import VOLATILE_TOKENS
 
@@ -196,6 +196,9 @@ class Exchange:
     request: SyncRequest
     answer: bytes
     used: bool = False
+    closes: bool = False
+    """The recorded device closed the stream after this answer (adbd does after a failed
+    push), with no QUIT from the host."""
 
     def describe(self) -> str:
         return (
@@ -238,12 +241,15 @@ def sync_pool(fixture: Fixture) -> SyncPool:
     hosts: dict[int, bytearray] = {}
     devices: dict[int, list[tuple[int, bytes]]] = {}
     lines: dict[int, int] = {}
+    closed: set[int] = set()
     for item in fixture.events:
         event = item.event
         if isinstance(event, Open) and event.service == "sync:":
             hosts[event.stream] = bytearray()
             devices[event.stream] = []
             lines[event.stream] = item.line
+        elif isinstance(event, Close) and event.stream in hosts and event.by == "device":
+            closed.add(event.stream)
         elif isinstance(event, Data) and event.stream in hosts:
             if event.side == "host":
                 hosts[event.stream] += event.data
@@ -251,7 +257,10 @@ def sync_pool(fixture: Fixture) -> SyncPool:
                 devices[event.stream].append((item.line, event.data))
     pool = SyncPool(streams=set(hosts))
     for number, host in hosts.items():
-        pool.exchanges += _exchanges(number, lines[number], bytes(host), devices[number])
+        found = _exchanges(number, lines[number], bytes(host), devices[number])
+        if found and number in closed and found[-1].request.key[0] != "quit":
+            found[-1].closes = True
+        pool.exchanges += found
     return pool
 
 
@@ -305,6 +314,9 @@ class SyncServe:
             if request.key[0] == "stat2" and answer[:4] in (b"STA2", b"LST2"):
                 answer = request.request_id + answer[4:]  # lstat or stat: the client's id
             answers.append(answer)
+            if exchange.closes:
+                self.quit = True  # the device closes the stream after this answer
+                return answers, None
         if self.parser.broken is not None:
             return (
                 answers,
