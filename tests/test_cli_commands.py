@@ -311,3 +311,8 @@ def test_an_oversized_state_file_is_ignored() -> None:
     path.parent.mkdir(parents=True)
     path.write_bytes(b"127.0.0.1:5555\n" * (known_devices.MAX_BYTES // 10))
     assert known_devices.load() == []
+
+
+def test_get_state_without_a_device_exits_1_as_adb(adbwire: Run) -> None:
+    status, out, err = adbwire("get-state")
+    assert (status, out) == (1, "") and "no device" in err

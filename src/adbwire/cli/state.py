@@ -13,7 +13,7 @@ from typing import Any
 
 from adbwire.cli import targets, targets_usb
 from adbwire.cli.terminal_text import visible
-from adbwire.errors import DeviceCommandError
+from adbwire.errors import DeviceCommandError, UsageError
 from adbwire.wire.usb import DeviceCandidate
 
 ONLINE_STATES = frozenset({"device", "recovery", "bootloader", "sideload", "rescue"})
@@ -35,7 +35,12 @@ def register(commands: Any) -> None:
 def _runner(handler: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
         timeouts = targets.timeouts_from(args)
-        candidate = targets.choose(args.serial, timeouts)
+        try:
+            candidate = targets.choose(args.serial, timeouts)
+        except UsageError as no_choice:
+            # adb exits 1 for "no devices/emulators found" and "more than one device": a
+            # script asking for the state is told the device is not there, not misused.
+            raise DeviceCommandError(str(no_choice)) from None
         probe = targets_usb.probe(candidate, timeouts)
         if probe.state not in ONLINE_STATES:
             reason = f" ({probe.error})" if probe.error else ""
