@@ -230,7 +230,9 @@ async def _run(call: ToolCall, spec: ToolSpec, raw: dict[str, Any]) -> ToolOutpu
     if spec.needs_device:
         await call.connect(await call.target(getattr(args, "serial", None)))
     if spec.risk is Risk.DESTRUCTIVE:
-        ask_anyway = spec.precheck(args) if spec.precheck is not None else None
+        ask_anyway = None
+        if spec.precheck is not None:  # off the event loop: a hostile line costs seconds
+            ask_anyway = await anyio.to_thread.run_sync(spec.precheck, args)
         await _confirm(call, spec, args, ask_anyway)
     return await spec.handler(call, args)
 
