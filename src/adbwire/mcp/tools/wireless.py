@@ -13,8 +13,8 @@ from typing import Annotated, Final
 import anyio.to_thread
 from pydantic import AfterValidator, Field
 
-from adbwire.errors import TransportError
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
+from adbwire.errors import ConnectFailedError, TransportError
+from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
@@ -130,7 +130,14 @@ async def pair_device(call: ToolCall, args: PairArgs) -> ToolOutput:
     server's key; then connect_device to its Wireless debugging port."""
     key = _host_key(call)
     timeout = call.app.devices.timeouts.connect
-    result = await anyio.to_thread.run_sync(lambda: _pair(args, key, timeout))
+    try:
+        result = await anyio.to_thread.run_sync(lambda: _pair(args, key, timeout))
+    except ConnectFailedError as unreachable:
+        raise ToolFailure(
+            ErrorCode.DEVICE_UNREACHABLE,
+            str(unreachable),
+            next_action=NextAction.ASK_OPERATOR,  # only the phone's screen has the address
+        ) from None
     return ToolOutput(
         f"paired with {result.address} ({result.guid}); now connect_device to the address "
         "on the Wireless debugging screen",

@@ -21,7 +21,7 @@ from adbwire.wire.pairing.messages import PeerInfo, PeerInfoType
 from adbwire.wire.pairing.session import exchange
 from adbwire.wire.pairing.spake2 import Spake2Role
 from adbwire.wire.timeouts import Deadline, Timeouts, check_seconds
-from adbwire.wire.transport import parse_tcp_address
+from adbwire.wire.transport import describe_socket_error, parse_tcp_address
 
 __all__ = [
     "DEFAULT_PAIRING_TIMEOUT",
@@ -128,7 +128,15 @@ def _connect(host: str, port: int, address: str, deadline: Deadline) -> socket.s
         raise AdbTimeoutError(f"pairing with {address}: the connection timed out") from None
     except OSError as error:
         raise ConnectFailedError(
-            f"cannot connect to the pairing port {address}: {error.strerror or error}"
+            f"cannot connect to the pairing port {address}: {_why_not(error)}. "
+            "The pairing port is open only while the phone shows 'Pair device with pairing "
+            "code', and changes each time that dialog opens"
         ) from error
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+def _why_not(error: OSError) -> str:
+    if isinstance(error, ConnectionRefusedError):
+        return "nothing listens on that port"
+    return describe_socket_error(error)
