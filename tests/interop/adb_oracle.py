@@ -88,3 +88,8 @@ class AdbOracle:
 
     def connect(self, serial: str) -> str:
         return self.ok("connect", serial).decode().strip()
+
+    def attach(self, serial: str) -> None:
+        """`adb connect SERIAL`, then wait until adb sees it online."""
+        self.connect(serial)
+        self.ok("-s", serial, "wait-for-device", timeout=20)

@@ -110,8 +110,7 @@ def test_a_capture_of_googles_adb_imports_and_replays_through_our_client(
     adb = AdbOracle(tmp_path)
     try:
         adb.start()
-        adb.connect(device.serial)
-        adb.ok("-s", device.serial, "wait-for-device", timeout=20)
+        adb.attach(device.serial)
         model = adb.ok("-s", device.serial, "shell", "getprop", "ro.product.model")
         failing = adb.run("-s", device.serial, "shell", "echo oops >&2; exit 3")
         listing = adb.ok("-s", device.serial, "exec-out", "cat /sdcard/Download/groceries.txt")

@@ -56,24 +56,13 @@ class Both:
         return self.adb_run(*args, stdin=stdin), self.adbwire_run(*args, stdin=stdin)
 
 
-@pytest.fixture
-def adb(tmp_path: Path) -> Iterator[AdbOracle]:
-    oracle = AdbOracle(tmp_path)
-    try:
-        oracle.start()
-        yield oracle
-    finally:
-        oracle.kill()
-
-
 def _pair(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path, **options: object) -> Iterator[Both]:
     default_key_path().parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(adb_key.path, default_key_path())
     ours = Path(f"{adb_key.path}.pub").read_text().strip()
     trusted = DeviceOptions(authorized_keys=(adb.public_key, ours), **options)  # type: ignore[arg-type]
     with running_device(trusted) as device:
-        adb.connect(device.serial)
-        adb.ok("-s", device.serial, "wait-for-device", timeout=20)
+        adb.attach(device.serial)
         yield Both(adb, device, tmp_path / "adbwire-state")
 
 

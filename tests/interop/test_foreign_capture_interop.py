@@ -45,8 +45,7 @@ def _capture(device: SimulatedDevice, tmp_path: Path, name: str, session: object
     adb = AdbOracle(tmp_path / name)
     try:
         adb.start()
-        adb.connect(device.serial)
-        adb.ok("-s", device.serial, "wait-for-device", timeout=20)
+        adb.attach(device.serial)
         assert callable(session)
         session(adb, device.serial)
     finally:

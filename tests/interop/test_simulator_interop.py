@@ -26,21 +26,10 @@ pytestmark = [
 
 
 @pytest.fixture
-def adb(tmp_path: Path) -> Iterator[AdbOracle]:
-    oracle = AdbOracle(tmp_path)
-    try:
-        oracle.start()
-        yield oracle
-    finally:
-        oracle.kill()
-
-
-@pytest.fixture
 def device(adb: AdbOracle) -> Iterator[SimulatedDevice]:
     options = DeviceOptions(authorized_keys=(adb.public_key,))
     with running_device(options, StandinUserland) as simulated:
-        adb.connect(simulated.serial)
-        adb.ok("-s", simulated.serial, "wait-for-device", timeout=20)
+        adb.attach(simulated.serial)
         yield simulated
 
 
@@ -135,8 +124,7 @@ def test_install_through_exec_when_abb_exec_is_missing(adb: AdbOracle, tmp_path:
     features = tuple(f for f in DEVICE_FEATURES if f not in {"abb_exec", "abb"})
     options = DeviceOptions(authorized_keys=(adb.public_key,), features=features)
     with running_device(options, StandinUserland) as older:
-        adb.connect(older.serial)
-        adb.ok("-s", older.serial, "wait-for-device", timeout=20)
+        adb.attach(older.serial)
         apk = minimal_apk(tmp_path / "app.apk")
         assert b"Success" in adb.ok("-s", older.serial, "install", str(tmp_path / "app.apk"))
         assert standin(older).installs[-1][0] == apk
@@ -205,8 +193,7 @@ def test_scripted_userland_through_adb(adb: AdbOracle) -> None:
     pytest.importorskip("adbwire.testing.userland", reason="the scripted userland is not there")
     options = DeviceOptions(authorized_keys=(adb.public_key,))
     with running_device(options) as real:
-        adb.connect(real.serial)
-        adb.ok("-s", real.serial, "wait-for-device", timeout=20)
+        adb.attach(real.serial)
         model = adb.ok("-s", real.serial, "shell", "getprop", "ro.product.model").strip()
         listing = adb.ok("devices", "-l").decode()
         assert f"model:{model.decode().replace(' ', '_')}" in listing

@@ -30,20 +30,9 @@ ADB_RATE = re.compile(rb"([0-9.]+) MB/s")
 
 
 @pytest.fixture
-def adb(tmp_path: Path) -> Iterator[AdbOracle]:
-    oracle = AdbOracle(tmp_path)
-    try:
-        oracle.start()
-        yield oracle
-    finally:
-        oracle.kill()
-
-
-@pytest.fixture
 def device(adb: AdbOracle) -> Iterator[SimulatedDevice]:
     with running_device(DeviceOptions(authorized_keys=(adb.public_key,)), StandinUserland) as dev:
-        adb.connect(dev.serial)
-        adb.ok("-s", dev.serial, "wait-for-device", timeout=20)
+        adb.attach(dev.serial)
         yield dev
 
 

@@ -27,20 +27,9 @@ WAIT = 20.0
 
 
 @pytest.fixture
-def adb(tmp_path: Path) -> Iterator[AdbOracle]:
-    oracle = AdbOracle(tmp_path)
-    try:
-        oracle.start()
-        yield oracle
-    finally:
-        oracle.kill()
-
-
-@pytest.fixture
 def device(adb: AdbOracle) -> Iterator[SimulatedDevice]:
     with running_device(DeviceOptions(authorized_keys=(adb.public_key,))) as simulated:
-        adb.connect(simulated.serial)
-        adb.ok("-s", simulated.serial, "wait-for-device", timeout=20)
+        adb.attach(simulated.serial)
         yield simulated
 
 
