@@ -34,9 +34,11 @@ def _send_outbox(device: FakeDevice, outbox: bytearray) -> None:
 
 
 @contextmanager
-def replayed_device(device: FakeDevice, fixture: Path) -> Iterator[list[BaseException]]:
+def replayed_device(
+    device: FakeDevice, fixture: Path, *, strict: bool = True
+) -> Iterator[list[BaseException]]:
     """Yields the list of errors (framing or replay mismatches) the device side saw."""
-    engine = ReplayDevice(build_script(load_fixture(fixture)))
+    engine = ReplayDevice(build_script(load_fixture(fixture)), strict=strict)
     stop = threading.Event()
     errors: list[BaseException] = []
 

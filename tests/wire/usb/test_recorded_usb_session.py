@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.errors import DisconnectedError, ReplayMismatchError
+from adbwire.errors import DisconnectedError, ReplayMismatchError, StreamRefusedError
 from adbwire.testing import SimulatedDevice
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
@@ -69,7 +69,22 @@ def test_replay_through_the_usb_transport(fixture: Path, adb_key: AdbKey) -> Non
     assert 0 in device.out_writes  # the zero-length packet went out during the replay
 
 
-def test_a_different_call_is_a_replay_mismatch(fixture: Path, adb_key: AdbKey) -> None:
+def test_a_different_call_is_refused_and_the_link_goes_on(fixture: Path, adb_key: AdbKey) -> None:
+    """Not strict (the default replay): a call the recording lacks fails alone."""
+    device = FakeDevice()
+    with (
+        replayed_device(device, fixture, strict=False) as errors,
+        AdbClient.connect(
+            make_transport(FakeContext(device)), [adb_key], timeouts=TIMEOUTS
+        ) as client,
+    ):
+        with pytest.raises(StreamRefusedError, match="echo something else"):
+            client.exec_out("echo something else")
+        assert session(client) == (STDIN, b"recorded\n")
+    assert errors == []
+
+
+def test_a_different_call_is_a_replay_mismatch_when_strict(fixture: Path, adb_key: AdbKey) -> None:
     device = FakeDevice()
     with (
         replayed_device(device, fixture) as errors,
