@@ -6,13 +6,13 @@ connects there too), so `nc -l -p PORT` on the device is reachable through
 hosts are unreachable: the simulator never leaves the machine.
 
 `nc [-l] [-p PORT] [-w SECS] [-q SECS] [HOST] [PORT]`: with -l, wait for one connection;
-then copy stdin to the peer and the peer to stdout until the peer closes. The end of stdin
-only stops the sending: the socket is not half-closed (netcat's default without `-N`), since
-a forward through adbd ends at the first FIN of either side.
+then copy stdin to the peer and the peer to stdout until the peer closes (stdin's end
+shuts down the sending side only).
 """
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from typing import Final
@@ -120,6 +120,8 @@ def _relay(inv: Invocation, peer: socket.socket) -> None:
                 peer.sendall(data)
             except OSError:
                 return
+        with contextlib.suppress(OSError):
+            peer.shutdown(socket.SHUT_WR)
 
     sender = threading.Thread(target=stdin_to_peer, name="device nc stdin", daemon=True)
     sender.start()
