@@ -199,13 +199,20 @@ def test_text_tools_in_a_device_script(adb: AdbOracle, device: SimulatedDevice) 
 
 
 def test_a_device_nc_listener_is_reachable_through_adb_forward(
-    adb: AdbOracle, device: SimulatedDevice
+    adb: AdbOracle, device: SimulatedDevice, tmp_path: Path
 ) -> None:
+    """The device's nc serves a file through `adb forward`; the host reads it to the end.
+
+    (Device → host: the listener's stdin is the file, so its end half-closes the socket after
+    the last byte, as toybox nc does, and adbd flushes before closing the stream.)"""
     device_port, host_port = free_port(), free_port()
+    payload = os.urandom(200_000)
+    (tmp_path / "payload").write_bytes(payload)
+    adb.ok("-s", device.serial, "push", str(tmp_path / "payload"), f"{TMP}/nc_payload")
     listener = subprocess.Popen(
-        [str(ADB), "-s", device.serial, "shell", f"nc -l -p {device_port} | md5sum"],
+        [str(ADB), "-s", device.serial, "shell", f"nc -l -p {device_port} < {TMP}/nc_payload"],
         env=adb.env,
-        stdin=subprocess.PIPE,  # open: at stdin's end nc would half-close, ending the forward
+        stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
@@ -213,11 +220,12 @@ def test_a_device_nc_listener_is_reachable_through_adb_forward(
         wait_until_running(adb, device, "nc")
         _wait_for_listener(device_port)
         adb.ok("-s", device.serial, "forward", f"tcp:{host_port}", f"tcp:{device_port}")
-        payload = os.urandom(200_000)
+        received = bytearray()
         with socket.create_connection(("127.0.0.1", host_port), timeout=WAIT) as client:
-            client.sendall(payload)
-        out, err = listener.communicate(timeout=WAIT)
-        assert (out, err) == (f"{hashlib.md5(payload).hexdigest()}  -\n".encode(), b"")
+            while chunk := client.recv(65536):
+                received += chunk
+        assert hashlib.md5(received).hexdigest() == hashlib.md5(payload).hexdigest()
+        assert listener.wait(WAIT) == 0
     finally:
         adb.run("-s", device.serial, "forward", "--remove-all")
         if listener.poll() is None:
