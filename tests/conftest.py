@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -20,7 +21,7 @@ from adbwire.testing import (
     default_userland_factory,
     running_device,
 )
-from adbwire.wire.keys import AdbKey, generate_key
+from adbwire.wire.keys import AdbKey, default_key_path, generate_key
 
 
 def _is_adb(argv: object) -> bool:
@@ -141,6 +142,27 @@ def sim_device_factory(adb_key: AdbKey) -> Iterator[Callable[..., SimulatedDevic
             return stack.enter_context(running_device(options, factory))
 
         yield start
+
+
+CliRun = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run_cli(adb_key: AdbKey, capsysbinary: pytest.CaptureFixture[bytes]) -> CliRun:
+    """Run `adbwire ARGS...` in-process as a user whose ~/.android/adbkey is `adb_key`:
+    (exit status, stdout, stderr)."""
+    default_key_path().parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(adb_key.path, default_key_path())
+
+    def run(*args: str) -> tuple[int, str, str]:
+        from adbwire.cli import main as cli_main  # noqa: PLC0415 - only tests of the CLI
+
+        capsysbinary.readouterr()
+        status = cli_main.main(list(args))
+        captured = capsysbinary.readouterr()
+        return status, captured.out.decode(), captured.err.decode()
+
+    return run
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -15,24 +14,15 @@ import pytest
 from adbwire.cli import main as cli_main
 from adbwire.cli.simulate import build_options
 from adbwire.testing import SimulatedDevice
-from adbwire.wire.keys import AdbKey, default_key_path
+from tests.conftest import CliRun
 
-Run = Callable[..., tuple[int, str, str]]
+Run = CliRun
 
 
 @pytest.fixture
-def adbwire(adb_key: AdbKey, capsysbinary: pytest.CaptureFixture[bytes]) -> Run:
-    """Run `adbwire ARGS...` as a user whose ~/.android/adbkey the device trusts."""
-    default_key_path().parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(adb_key.path, default_key_path())
-
-    def run(*args: str) -> tuple[int, str, str]:
-        capsysbinary.readouterr()
-        status = cli_main.main(["--timeout", "10", *args])
-        captured = capsysbinary.readouterr()
-        return status, captured.out.decode(), captured.err.decode()
-
-    return run
+def adbwire(run_cli: CliRun) -> Run:
+    """`adbwire ARGS...` with a 10 s deadline per call (the device is simulated)."""
+    return lambda *args: run_cli("--timeout", "10", *args)
 
 
 def test_shell_keeps_stdout_and_stderr_apart_and_exits_with_the_status(

@@ -23,22 +23,15 @@ from adbwire.cli.targets import PROMPT_NOTICE
 from adbwire.testing import DeviceOptions, SimulatedDevice
 from adbwire.wire.keys import AdbKey, default_key_path
 from adbwire.wire.transport import describe_socket_error
+from tests.conftest import CliRun
 
-Run = Callable[..., tuple[int, str, str]]
+Run = CliRun
 
 
 @pytest.fixture
-def adbwire(adb_key: AdbKey, capsysbinary: pytest.CaptureFixture[bytes]) -> Run:
-    default_key_path().parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(adb_key.path, default_key_path())
-
-    def run(*args: str) -> tuple[int, str, str]:
-        capsysbinary.readouterr()
-        status = cli_main.main(["--timeout", "10", *args])
-        captured = capsysbinary.readouterr()
-        return status, captured.out.decode(), captured.err.decode()
-
-    return run
+def adbwire(run_cli: CliRun) -> Run:
+    """`adbwire ARGS...` with a 10 s deadline per call (the device is simulated)."""
+    return lambda *args: run_cli("--timeout", "10", *args)
 
 
 def refused_address() -> str:

@@ -6,21 +6,20 @@ from __future__ import annotations
 
 import contextlib
 import json
-import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import pytest
 
-from adbwire.cli import main as cli_main
 from adbwire.errors import AdbTimeoutError
 from adbwire.testing import DeviceOptions, SimulatedDevice
 from adbwire.testing.mdns_advertiser import MdnsAdvertiser, advertise_wireless_device
 from adbwire.testing.pairing_server import PairingServer
-from adbwire.wire.keys import AdbKey, default_key_comment, default_key_path, encode_android_pubkey
+from adbwire.wire.keys import AdbKey, default_key_comment, encode_android_pubkey
 from adbwire.wire.mdns.browser import browse, find_instance
 from adbwire.wire.mdns.names import CONNECT_SERVICE, PAIRING_SERVICE
 from adbwire.wire.pairing.client import pair_with_password
+from tests.conftest import CliRun
 from tests.wire.mdns.namespace import run_in_multicast_namespace
 
 CODE = "482913"
@@ -102,21 +101,12 @@ def test_find_instance_is_bounded() -> None:
 
 # ------------------------------------------------------------------------------ the CLI
 
-Run = Callable[..., tuple[int, str, str]]
+Run = CliRun
 
 
 @pytest.fixture
-def adbwire(adb_key: AdbKey, capsys: pytest.CaptureFixture[str]) -> Run:
-    default_key_path().parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(adb_key.path, default_key_path())
-
-    def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        status = cli_main.main(list(args))
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
+def adbwire(run_cli: CliRun) -> Run:
+    return run_cli
 
 
 def test_mdns_services_lists_the_phone_like_adb(adbwire: Run, other_key: AdbKey) -> None:

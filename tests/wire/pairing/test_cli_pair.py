@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 import os
 import queue
-import shutil
 import subprocess
 import sys
 import threading
@@ -19,26 +18,17 @@ from adbwire.cli.simulate import build_options
 from adbwire.errors import UsageError
 from adbwire.testing import SimulatedDevice
 from adbwire.testing.pairing_server import PairingServer
-from adbwire.wire.keys import AdbKey, default_key_comment, default_key_path, encode_android_pubkey
+from adbwire.wire.keys import AdbKey, default_key_comment, encode_android_pubkey
+from tests.conftest import CliRun
 from tests.wire.pairing.peers import Peer, scripted_device
 
 CODE = "482913"
-Run = Callable[..., tuple[int, str, str]]
+Run = CliRun
 
 
 @pytest.fixture
-def adbwire(adb_key: AdbKey, capsys: pytest.CaptureFixture[str]) -> Run:
-    """`adbwire ARGS...` as a user whose ~/.android/adbkey is `adb_key`."""
-    default_key_path().parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(adb_key.path, default_key_path())
-
-    def run(*args: str) -> tuple[int, str, str]:
-        capsys.readouterr()
-        status = cli_main.main(list(args))
-        captured = capsys.readouterr()
-        return status, captured.out, captured.err
-
-    return run
+def adbwire(run_cli: CliRun) -> Run:
+    return run_cli
 
 
 @pytest.fixture
