@@ -175,6 +175,30 @@ def test_a_shell_packet_still_arriving_counts_against_the_cap() -> None:
         assert closed.wait(10), "the host closed the stream"
 
 
+def test_output_exactly_at_the_cap_with_a_split_exit_packet_is_not_too_large() -> None:
+    """Only output counts: the exit packet's header arriving in two pieces is not output."""
+
+    def script(peer: PeerSocket) -> None:
+        peer.accept_cnxn()
+        local = peer.recv_packet().arg0
+        peer.send(P.Packet(P.A_OKAY, 9, local))
+        exit_packet = bytes([ShellPacketId.EXIT]) + (1).to_bytes(4, "little") + b"\x00"
+        pieces = [
+            bytes([ShellPacketId.STDOUT]) + (16).to_bytes(4, "little") + b"x" * 16,
+            exit_packet[:3],
+            exit_packet[3:],
+        ]
+        for piece in pieces:
+            peer.send(P.Packet(P.A_WRTE, 9, local, piece))
+            while peer.recv_packet().command != P.A_OKAY:
+                pass
+        peer.send(P.Packet(P.A_CLSE, 9, local))
+
+    with fake_device(script) as (address, _), AdbClient.connect_tcp(address, []) as client:
+        result = client.shell("anything", max_output=16, timeout=20)
+    assert (result.stdout, result.exit_code) == (b"x" * 16, 0)
+
+
 @pytest.mark.anyio
 async def test_the_async_facade_passes_the_cap(
     sim_device_factory: Factory, adb_key: AdbKey

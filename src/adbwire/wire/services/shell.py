@@ -181,8 +181,8 @@ class ShellProcess:
             if fitting:
                 kept.append((channel, fitting))
             self.received += len(fitting)
-        if self.v2 and self.received + self._decoder.pending > self.max_output:
-            self.over_cap = True  # a packet still arriving is already past the cap
+        if self.v2 and self.received + self._decoder.pending_output > self.max_output:
+            self.over_cap = True  # output still arriving is already past the cap
         return kept
 
     def _too_large(self) -> OutputTooLargeError:

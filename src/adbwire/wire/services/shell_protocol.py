@@ -68,3 +68,12 @@ class ShellPacketDecoder:
     def pending(self) -> int:
         """Bytes of an incomplete packet still buffered."""
         return len(self._buffer)
+
+    @property
+    def pending_output(self) -> int:
+        """The data length an incomplete stdout/stderr packet announced (0 for other packets,
+        or while its header is still incomplete): output already on its way."""
+        if len(self._buffer) < HEADER_SIZE:
+            return 0
+        raw_id, length = _HEADER.unpack_from(self._buffer)
+        return length if raw_id in (ShellPacketId.STDOUT, ShellPacketId.STDERR) else 0
