@@ -7,7 +7,7 @@ import struct
 from adbwire.wire import packets as P
 from adbwire.wire.recording import StreamLog
 from adbwire.wire.recording.events import Close, Data, End, Open, Refused, Side
-from adbwire.wire.recording.stream_log import EVENT_DATA_LIMIT
+from adbwire.wire.recording.stream_log import EVENT_DATA_LIMIT, MAX_ANOMALIES
 from tests.wire.recording.helpers import ListSink
 
 HOST_BANNER = b"host::features=shell_v2,cmd,delayed_ack"
@@ -159,3 +159,13 @@ def test_long_transfers_are_cut_into_events_of_bounded_size() -> None:
     sizes = [len(event.data) for event in sink.events if isinstance(event, Data)]
     assert sizes == [EVENT_DATA_LIMIT, EVENT_DATA_LIMIT, len(chunk)]
     assert b"".join(e.data for e in sink.events if isinstance(e, Data)) == chunk * count
+
+
+def test_anomalies_are_capped_with_a_count_note() -> None:
+    """A capture full of junk packets cannot make the header line grow without end."""
+    log = StreamLog(ListSink(), origin="imported capture")
+    for _ in range(MAX_ANOMALIES + 50):
+        log.host_packet(packet(0x12345678, 0, 0))
+    assert len(log.anomalies) == MAX_ANOMALIES + 1
+    assert "unknown command" in log.anomalies[0]
+    assert log.anomalies[-1] == f"more than {MAX_ANOMALIES} anomalies: the rest are not noted"

@@ -47,10 +47,13 @@ def test_a_recorded_sta2_answers_an_lst2_with_the_clients_id_and_recv_answers_rc
     assert answers == [] and problem is not None and "SEND '/data/local/tmp/x'" in problem
 
 
-def test_garbage_is_no_request() -> None:
+def test_garbage_is_no_request_and_nothing_after_it_is_kept() -> None:
     parser = RequestParser()
     assert parser.feed(message(b"WHAT", b"x")) == []
-    assert parser.broken is not None
+    assert parser.broken == message(b"WHAT", b"x")
+    for _ in range(100):
+        assert parser.feed(b"y" * 65536) == []
+    assert len(parser._pending) <= len(message(b"WHAT", b"x"))
 
 
 def test_a_recorded_close_after_an_answer_closes_the_replayed_stream_there() -> None:

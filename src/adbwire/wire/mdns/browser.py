@@ -142,7 +142,9 @@ def browse(
     resolve those whose records did not come with their announcement)."""
     found: dict[tuple[str, str], MdnsService] = {}
     seen: set[tuple[str, str]] = set()
-    pending: list[tuple[str, str]] = []
+    over_cap: set[tuple[str, str]] = set()
+    pending: dict[tuple[str, str], str] = {}
+    """Instances not resolved from their announcement: key -> name as announced."""
     dropped = 0
     events = _Events()
     dns_types = {_dns_type(t): t for t in service_types}
@@ -158,17 +160,17 @@ def browse(
                     continue
                 if key not in seen:
                     if len(seen) >= max_instances:
-                        dropped += 1
+                        over_cap.add(key)  # a set: an instance is dropped once, however chatty
                         continue
                     seen.add(key)
                 service = _resolve(zc, key[0], name, 0)
                 if service is not None:
                     found[key] = service
                 elif key not in found:
-                    pending.append((key[0], name))
+                    pending[key] = name
             resolve_until = time.monotonic() + _RESOLVE_MS / 1000
-            for service_type, name in pending:
-                key = (service_type, name.lower())
+            for key, name in pending.items():
+                service_type = key[0]
                 if key in found:
                     continue
                 wait_ms = (resolve_until - time.monotonic()) * 1000
@@ -180,7 +182,7 @@ def browse(
         finally:
             browser.cancel()
     ordered = sorted(found.values(), key=lambda s: (s.instance.lower(), s.service_type))
-    return Discovery(tuple(ordered), dropped)
+    return Discovery(tuple(ordered), dropped + len(over_cap))
 
 
 def find_instance(

@@ -33,6 +33,8 @@ from adbwire.wire.recording.events import (
 EVENT_DATA_LIMIT: Final = 1024 * 1024
 """Coalesced bytes are written out at this size, so a long transfer is not held in memory."""
 SHORTEST_REDACTED_SERIAL: Final = 4
+MAX_ANOMALIES: Final = 100
+"""Import notes kept per session; more are counted in one last note."""
 
 
 class LogSink(Protocol):
@@ -109,16 +111,26 @@ class StreamLog:
         self.ended = False
         self.anomalies: list[str] = []
         """What the packets did that a well-behaved session does not (an import notes them)."""
+        self._anomaly_count = 0
         self._packets = 0
         self._closed_ids: set[int] = set()
         """Host local ids of closed streams: bytes racing a close are normal, not noted."""
+
+    def _record_anomaly(self, anomaly: str) -> None:
+        """Keep the first MAX_ANOMALIES notes; past them only count (a capture of junk must
+        not make a header line of millions of notes)."""
+        self._anomaly_count += 1
+        if self._anomaly_count <= MAX_ANOMALIES:
+            self.anomalies.append(anomaly)
+        elif self._anomaly_count == MAX_ANOMALIES + 1:
+            self.anomalies.append(f"more than {MAX_ANOMALIES} anomalies: the rest are not noted")
 
     # ----------------------------------------------------------- packets in
 
     def _seen(self, side: str, packet: P.Packet) -> None:
         self._packets += 1
         if packet.command not in _KNOWN_COMMANDS:
-            self.anomalies.append(
+            self._record_anomaly(
                 f"packet {self._packets} from the {side} has the unknown command "
                 f"{packet.command:#010x}; left out"
             )
@@ -164,7 +176,7 @@ class StreamLog:
             if not self._header_written:
                 self._write_header(packet)
             else:
-                self.anomalies.append(
+                self._record_anomaly(
                     f"packet {self._packets}: the device sent CNXN again; the header keeps "
                     "the first one's banner"
                 )
@@ -204,7 +216,7 @@ class StreamLog:
     def _stray(self, side: str, packet: P.Packet, local_id: int) -> None:
         if local_id in self._closed_ids:
             return  # data racing the close (a close-stdin against an ended command)
-        self.anomalies.append(
+        self._record_anomaly(
             f"packet {self._packets}: the {side} wrote {len(packet.payload)} bytes on stream id "
             f"{local_id}, which is not open (packets out of order, or after its close); left out"
         )
@@ -214,7 +226,7 @@ class StreamLog:
         if self.ended:
             return
         for live in sorted(self._streams.values(), key=lambda item: item.number):
-            self.anomalies.append(
+            self._record_anomaly(
                 f"stream {live.number} ({live.service!r}) was still open at the end; a replay "
                 "ends it after its recorded bytes"
             )

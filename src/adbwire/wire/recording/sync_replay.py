@@ -64,6 +64,8 @@ class RequestParser:
         """Bytes that are no sync request (the session cannot be followed past them)."""
 
     def feed(self, data: bytes) -> list[SyncRequest]:
+        if self.broken is not None:
+            return []  # past a break nothing is parsed, so nothing is kept
         self._pending += data
         found: list[SyncRequest] = []
         while self.broken is None:
