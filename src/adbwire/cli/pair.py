@@ -19,6 +19,7 @@ from typing import Any
 
 from adbwire.cli.mdns import browse_seconds
 from adbwire.cli.pair_qr import DEFAULT_QR_WAIT, pair_by_qr
+from adbwire.cli.terminal_text import visible
 from adbwire.errors import UsageError
 from adbwire.wire.keys import AdbKey, load_key, load_keys
 from adbwire.wire.mdns.browser import resolve_instance
@@ -91,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
         if args.address is not None or args.code is not None:
             raise UsageError("--qr takes no address or code: the QR code carries them")
         wait = browse_seconds(args.qr_wait, "--qr-wait")
-        print(pair_by_qr(_key(args), wait=wait, timeout=args.connect_timeout), flush=True)
+        paired = pair_by_qr(_key(args), wait=wait, timeout=args.connect_timeout)
+        print(visible(str(paired)), flush=True)  # the guid is the device's text
         return 0
     if args.address is None:
         raise UsageError("give the pairing address (HOST:PORT or mDNS name), or use --qr")
@@ -105,5 +107,5 @@ def run(args: argparse.Namespace) -> int:
         parse_pairing_address(address)  # a bad address fails before we ask for the code
         code = check_pairing_code(args.code if args.code is not None else _ask_code())
     result = pair(address, code, _key(args), timeout=args.connect_timeout)
-    print(result, flush=True)
+    print(visible(str(result)), flush=True)  # the guid is the device's text
     return 0

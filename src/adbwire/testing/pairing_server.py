@@ -187,8 +187,9 @@ class PairingServer:
                 deadline=Deadline(self.timeout, f"pairing with {peer}"),
             )
             self.device.authorize_key(public_key)
-        except (AdbwireError, ValueError) as error:
-            # ValueError: the key is not an Android public key (KeyFormatError).
+        except (AdbwireError, ValueError, OSError) as error:
+            # ValueError: the key is not an Android public key (KeyFormatError); OSError: a
+            # socket reset under us. Each counts toward the failure limit.
             log.info("pairing with %s failed: %s", peer, error)
             self._failed(str(error))
         else:

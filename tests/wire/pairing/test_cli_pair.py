@@ -206,3 +206,15 @@ def shell_once_trusted(adbwire: Run, address: str) -> str:
             assert (status, err) == (0, "")
             return out
         time.sleep(0.05)
+
+
+def test_a_hostile_guid_is_shown_escaped(
+    adbwire: Run, device: SimulatedDevice, other_key: AdbKey
+) -> None:
+    """The guid is the device's text: terminal escapes in it are shown, never obeyed."""
+    guid = "adb-\x1b]0;pwned\x07\x1b[2J"
+    with PairingServer(device, CODE, guid=guid, device_key=other_key) as server:
+        status, out, _ = adbwire("pair", server.address, CODE)
+    assert status == 0
+    assert "\x1b" not in out and "\x07" not in out
+    assert "[guid=adb-\\x1b]0;pwned\\x07\\x1b[2J]" in out
