@@ -46,7 +46,7 @@ def _mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-def test_preserve_never_keeps_setuid_setgid_or_sticky(tmp_path: Path) -> None:
+def test_preserve_never_keeps_setuid_setgid_or_sticky(tmp_path: Path, umask_027: None) -> None:
     device_root, out = tmp_path / "device", tmp_path / "out"
     (device_root / "sdcard" / "bin").mkdir(parents=True)
     out.mkdir()
@@ -60,7 +60,7 @@ def test_preserve_never_keeps_setuid_setgid_or_sticky(tmp_path: Path) -> None:
         result = sync.pull(client.connection, "/sdcard/bin", str(out), preserve=True)
     assert result.ok, result.failed
     pulled = out / "bin" / "tool"
-    assert _mode(pulled) == 0o755 & ~pull_module._umask()
+    assert _mode(pulled) == 0o750  # 0o7755 from the device, less the special bits and umask 027
     assert not pulled.stat().st_mode & (stat.S_ISUID | stat.S_ISGID | stat.S_ISVTX)
 
 
