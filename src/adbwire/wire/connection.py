@@ -45,7 +45,7 @@ from adbwire.wire.protocol import (
 )
 from adbwire.wire.stream import Buffer, Stream
 from adbwire.wire.timeouts import Deadline, Timeouts
-from adbwire.wire.transport import Transport
+from adbwire.wire.transport import TlsCapable, Transport
 from adbwire.wire.wakeup import Wakeup
 
 log = logging.getLogger(__name__)
@@ -157,8 +157,7 @@ class Connection:
 
     def _start_tls(self, keys: Sequence[Signer], deadline: Deadline) -> None:
         """Answer STLS and run the TLS handshake while the reader thread waits (wire/tls/)."""
-        start_tls = getattr(self.transport, "start_tls", None)
-        if start_tls is None:
+        if not isinstance(self.transport, TlsCapable):
             raise RemoteProtocolError(
                 f"{self.transport.address} asks for TLS (wireless debugging), which a "
                 f"{self.transport.kind} link does not carry"
@@ -173,7 +172,7 @@ class Connection:
         with self.state_lock:
             packet = self._protocol.start_tls_packet()
         self._send(packet)
-        start_tls(tls_keys, deadline)
+        self.transport.start_tls(tls_keys, deadline)
         log.debug("%s: TLS established", self.transport.address)
         self._tls_done.set()
 

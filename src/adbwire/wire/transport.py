@@ -12,7 +12,7 @@ import contextlib
 import errno
 import socket
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
 from adb_shell.transport.tcp_transport import TcpTransport as _AdbShellTcpTransport
 
@@ -54,6 +54,7 @@ class Transport(Protocol):
         ...
 
 
+@runtime_checkable
 class TlsCapable(Protocol):
     """A transport that can continue over TLS (the STLS step of wireless debugging)."""
 
