@@ -28,6 +28,7 @@ from adbwire.errors import AdbTimeoutError, PairingError
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.timeouts import Deadline
 from adbwire.wire.tls.certificate import certificate_for
+from adbwire.wire.tls.channel import describe_tls_error
 
 __all__ = ["EXPORTED_KEY_SIZE", "EXPORTER_LABEL", "PairingChannel", "pairing_context"]
 
@@ -54,15 +55,6 @@ def pairing_context(key: AdbKey) -> SSL.Context:
     context.use_privatekey(key.private_key)
     context.set_verify(SSL.VERIFY_PEER | SSL.VERIFY_FAIL_IF_NO_PEER_CERT, _accept_any_certificate)
     return context
-
-
-def _describe(error: SSL.Error) -> str:
-    reasons = [
-        str(entry[-1])
-        for entry in (error.args[0] if error.args and isinstance(error.args[0], list) else ())
-        if isinstance(entry, tuple) and entry
-    ]
-    return "; ".join(reasons) or str(error) or type(error).__name__
 
 
 class PairingChannel:
@@ -156,8 +148,8 @@ class PairingChannel:
                 ) from None
             except SSL.Error as error:
                 raise PairingError(
-                    f"TLS failed with {self.peer} ({what}: {_describe(error)}); is this the "
-                    "pairing port shown under 'Pair device with pairing code'?"
+                    f"TLS failed with {self.peer} ({what}: {describe_tls_error(error)}); is "
+                    "this the pairing port shown under 'Pair device with pairing code'?"
                 ) from None
             except OSError as error:
                 raise PairingError(f"{self.peer}: {what} failed ({error})") from error
