@@ -66,6 +66,12 @@ def register(commands: Any) -> None:
     parser.add_argument("--protocol-version", choices=sorted(VERSIONS), default="0x01000001")
     parser.add_argument("--no-shell-v2", action="store_true", help="behave like Android < 7")
     parser.add_argument("--max-payload", type=int, default=P.MAX_PAYLOAD, metavar="BYTES")
+    parser.add_argument(
+        "--link-mbps",
+        type=float,
+        metavar="N",
+        help="limit each direction of the link to N megabits/s (a USB 2 phone: about 40)",
+    )
     wireless = parser.add_argument_group("wireless debugging (docs/wireless.md)")
     wireless.add_argument(
         "--wireless",
@@ -108,6 +114,8 @@ def build_options(args: argparse.Namespace) -> DeviceOptions:
         raise UsageError(f"--max-payload must be within 256..{P.MAX_PAYLOAD}")
     if args.accept_delay < 0:
         raise UsageError("--accept-delay cannot be negative")
+    if args.link_mbps is not None and not args.link_mbps > 0:
+        raise UsageError("--link-mbps must be positive")
     if not args.wireless and (args.pair_code is not None or args.pair_port or args.qr_payload):
         raise UsageError("--pair-port, --pair-code and --qr-payload need --wireless")
     if args.pair_code is not None and args.qr_payload is not None:
@@ -120,6 +128,7 @@ def build_options(args: argparse.Namespace) -> DeviceOptions:
         port=args.port,
         protocol_version=VERSIONS[args.protocol_version],
         max_payload=args.max_payload,
+        link_mbps=args.link_mbps,
         features=features,
         accept_any_key=args.accept_any_key,
         accept_new_keys=args.accept_new_keys,

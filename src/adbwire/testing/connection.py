@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 
 from adbwire.errors import ProtocolError, RemoteProtocolError
 from adbwire.testing.device_state import DeviceState
+from adbwire.testing.link_rate import LinkPacer, paced_reader
 from adbwire.testing.packet_reader import ChunkStore, PacketReader, Payload, RawPacket
 from adbwire.testing.packet_socket import PacketSocket
 from adbwire.testing.services import open_service
@@ -64,8 +65,11 @@ class DeviceConnection:
     ) -> None:
         self.reader_done = threading.Event()
         self._sock = sock
-        self._io = PacketSocket(sock, state.faults, self.reader_done)
-        self._packets = PacketReader(sock.recv_into, chunks=chunks)
+        mbps = state.options.link_mbps
+        self._inbound = None if mbps is None else LinkPacer(mbps, self.reader_done)
+        outbound = None if mbps is None else LinkPacer(mbps, self.reader_done)
+        self._io = PacketSocket(sock, state.faults, self.reader_done, outbound)
+        self._packets = PacketReader(paced_reader(sock.recv_into, self._inbound), chunks=chunks)
         self._state = state
         self._on_closed = on_closed
         self._streams_lock = threading.Lock()
@@ -216,7 +220,7 @@ class DeviceConnection:
         )
         if link is None:  # one attempt only: adbd kicks the transport
             raise ConnectionGone("TLS handshake failed")
-        self._packets.switch_source(link.recv_into)
+        self._packets.switch_source(paced_reader(link.recv_into, self._inbound))
         self._io.use_tls(link)
         self._go_online()
 

@@ -61,6 +61,9 @@ class DeviceOptions:
     banner_properties: Mapping[str, str] | None = None
     """ro.product.* for the banner; None takes them from the userland's properties."""
     delayed_ack_window: int = DELAYED_ACK_WINDOW
+    link_mbps: float | None = None
+    """Each direction of a connection carries at most this many megabits/s (None: loopback's
+    own speed); 40 is roughly a phone on a USB 2 cable (testing/link_rate.py)."""
 
     auth_required: bool = True
     """False is a device with ro.adb.secure=0: CNXN is answered at once, no AUTH."""
@@ -89,6 +92,8 @@ class DeviceOptions:
             raise ValueError(f"max_payload must be within 256..{MAX_PAYLOAD}")
         if self.delayed_ack_window <= 0:
             raise ValueError("delayed_ack_window must be positive")
+        if self.link_mbps is not None and not self.link_mbps > 0:
+            raise ValueError("link_mbps must be positive")
 
     @property
     def delayed_ack(self) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from adbwire.testing.faults import Faults
+from adbwire.testing.link_rate import LinkPacer
 from adbwire.testing.stream import ConnectionGone, OutgoingPacket
 from adbwire.testing.tls import DeviceTlsLink
 from adbwire.wire import packets as P
@@ -29,7 +30,13 @@ _JOIN_LIMIT: Final = 16 * 1024
 
 
 class PacketSocket:
-    def __init__(self, sock: socket.socket, faults: Faults, stopped: threading.Event) -> None:
+    def __init__(
+        self,
+        sock: socket.socket,
+        faults: Faults,
+        stopped: threading.Event,
+        pacer: LinkPacer | None = None,
+    ) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
         self._faults = faults
@@ -40,6 +47,7 @@ class PacketSocket:
         self.sent = 0
         self.received = 0
         self._tls: DeviceTlsLink | None = None
+        self._pacer = pacer
 
     def use_tls(self, link: DeviceTlsLink) -> None:
         """From now on packets go out encrypted (after the STLS handshake)."""
@@ -85,6 +93,8 @@ class PacketSocket:
                 if limit is not None and self.sent + total > limit:
                     self._send_truncated(parts, max(0, limit - self.sent))
                     raise ConnectionGone("fault injected: connection dropped while sending")
+                if self._pacer is not None:
+                    self._pacer.pace(total)
                 if self._tls is not None:
                     self._tls.send(parts)
                 else:
