@@ -1,0 +1,165 @@
+"""One heavy job per device at a time, shared by every adbwire process on this host.
+
+An install or an instrumentation run keeps a device busy for seconds to minutes; a second
+one started meanwhile (by another agent's server, or a second call to the same one) would
+compete for the package manager or kill the first run's test process. So each takes an
+exclusive lock on a per-device file in the user's state directory
+(``$ADBWIRE_STATE_DIR``, else ``$XDG_STATE_HOME/adbwire``, else
+``~/.local/state/adbwire``; ``%LOCALAPPDATA%\\adbwire`` on Windows), under ``locks/``.
+
+The lock is an OS file lock (``flock``), not the file's existence: the kernel releases it
+when its holder exits or crashes, so a stale lock cannot outlive its process. The holder
+writes who it is (job, pid, since when) into the file, and a refused caller reads that back
+to say who holds the device. A refusal is immediate, never a wait: the caller decides
+whether to retry. Lock files are never deleted (deleting a locked file lets a third process
+lock a new file of the same name while the second still waits on the old one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from adbwire.errors import AdbwireError, Fault
+
+STATE_DIR_VARIABLE = "ADBWIRE_STATE_DIR"
+MAX_HOLDER_BYTES = 4096
+"""A lock file is written by adbwire, but any local process could have written it: only
+this much is read, and only well-typed fields are believed."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def state_directory() -> Path:
+    """adbwire's per-user state directory (the lock files live in ``locks/`` under it)."""
+    explicit = os.environ.get(STATE_DIR_VARIABLE)
+    if explicit:
+        return Path(explicit)
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "adbwire"
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "adbwire"
+
+
+def lock_path(serial: str) -> Path:
+    """The lock file of one device: a readable prefix of the serial plus a hash of all of
+    it, so serials that differ only in characters a file name cannot hold stay apart."""
+    readable = _UNSAFE.sub("_", serial)[:40]
+    digest = hashlib.sha256(serial.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    return state_directory() / "locks" / f"{readable}-{digest}.lock"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Who holds a device's heavy-job lock."""
+
+    job: str
+    pid: int
+    since: str
+    """UTC time the lock was taken, ISO 8601."""
+
+
+class HeavyJobBusyError(AdbwireError):
+    """Another heavy job (install, instrumentation) holds the device; nothing was started."""
+
+    fault = Fault.ENVIRONMENT
+    retryable = True
+
+    def __init__(self, serial: str, holder: Holder | None) -> None:
+        who = (
+            f"{holder.job} (pid {holder.pid}, since {holder.since})"
+            if holder is not None
+            else "another adbwire process (it has not said who yet)"
+        )
+        super().__init__(
+            f"{serial} is busy: {who} holds its heavy-job lock; nothing was started, "
+            "call again when that job has ended"
+        )
+        self.serial = serial
+        self.holder = holder
+
+
+@contextmanager
+def heavy_job(serial: str, job: str) -> Iterator[Holder]:
+    """Hold `serial`'s heavy-job lock for the block, or raise HeavyJobBusyError at once."""
+    path = lock_path(serial)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        if not _try_lock(fd):
+            raise HeavyJobBusyError(serial, _read_holder(fd))
+        holder = Holder(job=job[:200], pid=os.getpid(), since=_now())
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(asdict(holder)).encode(), 0)
+        try:
+            yield holder
+        finally:
+            os.ftruncate(fd, 0)  # before the lock goes: nobody reads a past holder
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+def current_holder(serial: str) -> Holder | None:
+    """Who holds `serial`'s lock now, if anyone (for diagnostics; may change at once)."""
+    try:
+        fd = os.open(lock_path(serial), os.O_RDWR | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        return None
+    try:
+        if _try_lock(fd):
+            return None  # free (our probe's lock goes with the descriptor)
+        return _read_holder(fd)
+    finally:
+        os.close(fd)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _read_holder(fd: int) -> Holder | None:
+    try:
+        raw = os.pread(fd, MAX_HOLDER_BYTES + 1, 0)
+    except OSError:
+        return None
+    if not raw or len(raw) > MAX_HOLDER_BYTES:
+        return None
+    try:
+        data: Any = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    job, pid, since = data.get("job"), data.get("pid"), data.get("since")
+    if not (isinstance(job, str) and isinstance(pid, int) and isinstance(since, str)):
+        return None
+    return Holder(job=job[:200], pid=pid, since=since[:40])
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            return False
+        return True
+
+else:
+    import fcntl
+
+    def _try_lock(fd: int) -> bool:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        return True
