@@ -1,6 +1,6 @@
 """An in-memory MCP client session against adbwire's server, usable from blocking code.
 
-The server (`adbwire.mcp.server.build_server`) and the SDK's `Client` run on an anyio event
+The server (`adbwire.mcp.server.server.build_server`) and the SDK's `Client` run on an anyio event
 loop in a portal thread; `call` blocks until one tools/call round trip is answered. The
 policy lets destructive tools run without asking (the operator consented for the session),
 so a `run_shell` round trip measures the call, not a confirmation dialogue.
@@ -22,7 +22,7 @@ def mcp_unavailable_reason() -> str | None:
     try:
         import mcp  # noqa: F401, PLC0415
 
-        import adbwire.mcp.server  # noqa: F401, PLC0415
+        import adbwire.mcp.server.server  # noqa: F401, PLC0415
     except ImportError as exc:
         return f"pending: the MCP server is not importable yet ({exc})"
     return None
@@ -35,11 +35,11 @@ class McpSession:
         from anyio.from_thread import start_blocking_portal  # noqa: PLC0415
         from mcp import Client  # noqa: PLC0415
 
-        from adbwire.mcp.app import App  # noqa: PLC0415
-        from adbwire.mcp.audit import AuditLog  # noqa: PLC0415
         from adbwire.mcp.devices import DeviceRegistry  # noqa: PLC0415
-        from adbwire.mcp.policy import Policy  # noqa: PLC0415
-        from adbwire.mcp.server import build_server  # noqa: PLC0415
+        from adbwire.mcp.safety.audit import AuditLog  # noqa: PLC0415
+        from adbwire.mcp.safety.policy import Policy  # noqa: PLC0415
+        from adbwire.mcp.server.app import App  # noqa: PLC0415
+        from adbwire.mcp.server.server import build_server  # noqa: PLC0415
         from adbwire.wire.keys import load_key  # noqa: PLC0415
 
         key = load_key(private_key)

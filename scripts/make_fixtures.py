@@ -33,7 +33,7 @@ from typing import Any
 import anyio
 
 from adbwire.errors import AdbwireError
-from adbwire.mcp.client_session import ToolStep, run_steps, serve_session
+from adbwire.mcp.server.client_session import ToolStep, run_steps, serve_session
 from adbwire.testing import DEVICE_FEATURES, DeviceOptions, running_device
 from adbwire.testing.userland.android.apk import build_apk
 from adbwire.wire import packets as P

@@ -33,7 +33,7 @@ TESTING_MAY_IMPORT = (
     "adbwire.wire.mdns",  # wireless debugging: mDNS service types and QR payloads
 )
 # Product code that may start a simulated device: the commands that exist to run one.
-MAY_IMPORT_TESTING = {"cli/simulate.py", "cli/demo.py", "mcp/launch.py", "pytest_plugin.py"}
+MAY_IMPORT_TESTING = {"cli/simulate.py", "cli/demo.py", "mcp/server/launch.py", "pytest_plugin.py"}
 # Sans-IO modules: bytes in, events out. No sockets, threads, clocks or event loops.
 SANS_IO = (
     "wire/packets.py",

@@ -23,7 +23,7 @@ Fixtures, available once adbwire is installed::
           async with adbwire_mcp("tests/fixtures/notes.jsonl") as session:
               assert not (await session.call_tool("launch_app", {"package": "a.b"})).is_error
 
-  Options are `adbwire.mcp.client_session.serve_session`'s (`profile`,
+  Options are `adbwire.mcp.server.client_session.serve_session`'s (`profile`,
   `allow_destructive`, `local_root`, `mode`, `elicitation`, `strict`).
 
 Every client and device is closed when the test ends (an MCP session: when its `async
@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from adbwire.mcp.client_session import SessionFactory as McpSessionFactory
+    from adbwire.mcp.server.client_session import SessionFactory as McpSessionFactory
     from adbwire.testing import SimulatedDevice
     from adbwire.wire.client import AdbClient
 
@@ -146,7 +146,7 @@ def adbwire_mcp(request: pytest.FixtureRequest) -> McpSessionFactory:
     """`adbwire_mcp(path)`: an MCP session on a replay of `path` (or, with --adbwire-record,
     recording it); `adbwire_mcp()`: on a simulated device. Each is an async context manager."""
     # adbwire.mcp owns everything MCP (only it may import the SDK); this only hands it over.
-    from adbwire.mcp.client_session import SessionFactory  # noqa: PLC0415
+    from adbwire.mcp.server.client_session import SessionFactory  # noqa: PLC0415
 
     target: str | None = request.config.getoption(RECORD_OPTION)
     note: str = request.config.getoption("--adbwire-note") or f"recorded by {request.node.nodeid}"

@@ -22,7 +22,7 @@ import anyio
 
 from adbwire.device.screen import take_screenshot
 from adbwire.errors import AdbwireError
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.policy import Policy
 from adbwire.testing import DeviceOptions, running_device
 from adbwire.testing.hostile import (
     Rule,

@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from adbwire.device import ui_actions
 from adbwire.device.ui import AmbiguousMatchError, NoMatchError, Selector, read_ui
+from adbwire.device.ui import actions as ui_actions
 from adbwire.device.ui.errors import StaleElementError
 from adbwire.device.ui.observe import KEYBOARD_NOTE, observe_after
 from adbwire.errors import DisconnectedError, UsageError

@@ -3,8 +3,9 @@ debug bundle whose sections fail on their own."""
 
 from __future__ import annotations
 
-from adbwire.device import apps, ui_actions
+from adbwire.device import apps
 from adbwire.device.parsers import UiHierarchy, parse_ui_xml
+from adbwire.device.ui import actions as ui_actions
 from adbwire.device.ui.audit import FIXES, audit_hierarchy, min_target_px
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import simulated

@@ -7,9 +7,9 @@ from importlib import resources
 
 import pytest
 
-from adbwire.device import ui_actions
 from adbwire.device.parsers import UiHierarchy, parse_ui_xml
 from adbwire.device.ui import Selector
+from adbwire.device.ui import actions as ui_actions
 from adbwire.device.ui.checks import check
 from adbwire.errors import DisconnectedError, UsageError
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation

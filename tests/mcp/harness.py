@@ -15,11 +15,11 @@ import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import AuditLog
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.policy import Policy
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.audit import AuditLog
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.server import build_server
 from adbwire.testing import (
     DeviceFiles,
     DeviceOptions,

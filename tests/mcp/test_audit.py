@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.mcp.audit import AuditLog, AuditRecord, now_iso, state_dir
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.audit import AuditLog, AuditRecord, now_iso, state_dir
+from adbwire.mcp.safety.policy import Policy
 from tests.mcp.harness import Elicitor, connected, make_app, simulated
 
 

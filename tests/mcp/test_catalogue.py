@@ -13,8 +13,8 @@ import pytest
 from pydantic import BaseModel, ValidationError
 
 from adbwire.mcp import docgen
-from adbwire.mcp.policy import Policy, Risk
 from adbwire.mcp.registry import ToolSpec, all_specs
+from adbwire.mcp.safety.policy import Policy, Risk
 from tests.mcp.harness import WAIT, connected, make_app
 
 # The risk of every tool, decided here once; a tool whose declared risk differs fails.

@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext
 
-from adbwire.mcp.server import build_server
+from adbwire.mcp.server.server import build_server
 from tests.mcp.harness import WAIT, Elicitor, data_of, error_of, make_app, simulated
 
 MODES = ["auto", "legacy"]  # 2026-07-28 input_required flow, and mid-call elicitation/create

@@ -12,9 +12,9 @@ import mcp_types as types
 import pytest
 from mcp import Client
 
-from adbwire.mcp.confirm import ANSWER_KEY
-from adbwire.mcp.policy import Policy
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.confirm import ANSWER_KEY
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.server import build_server
 from tests.mcp.harness import WAIT, Elicitor, data_of, error_of, make_app, simulated
 
 MODES = ["auto", "legacy"]

@@ -14,8 +14,8 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from adbwire.mcp import confirm
-from adbwire.mcp.confirm import ANSWER_KEY, Decision, NeedsInput, Question
+from adbwire.mcp.safety import confirm
+from adbwire.mcp.safety.confirm import ANSWER_KEY, Decision, NeedsInput, Question
 
 QUESTION = Question(
     tool="uninstall_package",

@@ -8,10 +8,10 @@ import pytest
 from mcp import Client
 
 from adbwire.errors import TransportError
-from adbwire.mcp import usb_source
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.policy import Policy
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server import usb_source
+from adbwire.mcp.server.server import build_server
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.usb import AdbInterface, UsbDeviceInfo
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated

@@ -12,12 +12,12 @@ from pydantic import BaseModel
 
 from adbwire import errors
 from adbwire.device import errors as device_errors
-from adbwire.mcp.envelope import ERROR_CODES, NEXT_ACTIONS, ErrorCode, ToolFailure
-from adbwire.mcp.failures import from_exception
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS, ErrorCode, ToolFailure
+from adbwire.mcp.results.failures import from_exception
 from adbwire.mcp.runtime import ToolCall
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.policy import Risk
+from adbwire.mcp.server.server import build_server
 from adbwire.mcp.tools.common import Args
 from tests.mcp.harness import connected, data_of, error_of, make_app
 

@@ -13,7 +13,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.tools import files as file_tools
 from adbwire.testing.userland.android.apk import build_apk
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated

@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from adbwire.errors import ReplayMismatchError
-from adbwire.mcp.client_session import ToolStep, run_steps, serve_session
 from adbwire.mcp.registry import all_specs
+from adbwire.mcp.server.client_session import ToolStep, run_steps, serve_session
 from adbwire.wire.recording import load_fixture
 from adbwire.wire.recording.calls import from_json_bytes
 

@@ -13,7 +13,7 @@ import pytest
 from mcp.client.session import ClientRequestContext
 
 from adbwire.errors import ReplayMismatchError, UsageError
-from adbwire.mcp.client_session import (
+from adbwire.mcp.server.client_session import (
     MASKED,
     SessionFactory,
     normalise,

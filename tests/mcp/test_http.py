@@ -17,7 +17,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from adbwire.errors import UsageError
-from adbwire.mcp.http import load_or_create_token
+from adbwire.mcp.server.http import load_or_create_token
 from tests.mcp.harness import WAIT, data_of
 from tests.mcp.spawn import environment, serve_argv
 

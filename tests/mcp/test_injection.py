@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from adbwire.device import commands
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.policy import Policy
 from adbwire.wire.client import AdbClient
 from tests.mcp.harness import connected, data_of, make_app, simulated
 

@@ -14,7 +14,7 @@ import anyio
 import anyio.to_thread
 import pytest
 
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.policy import Policy
 from adbwire.testing import DeviceFiles, DeviceOptions, ProcessIO, SimulatedDevice, running_device
 from adbwire.testing.scenario import load_scenario
 from adbwire.testing.userland import Userland

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from adbwire.errors import describe_size
-from adbwire.mcp.policy import DEFAULT_OUTPUT_CAPS, OTHER_TOOLS, Policy
+from adbwire.mcp.safety.policy import DEFAULT_OUTPUT_CAPS, OTHER_TOOLS, Policy
 from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
 from adbwire.testing.hostile.endless import endless_output
 from adbwire.testing.hostile.files import HostileFiles

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.policy import Policy
 from tests.mcp.harness import connected, data_of, error_of, make_app, simulated
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.paging import Pager, split_text
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.results.paging import Pager, split_text
 
 
 def test_pages_cover_everything_in_order() -> None:

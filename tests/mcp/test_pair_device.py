@@ -12,10 +12,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import AuditLog
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.audit import AuditLog
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.app import App
 from adbwire.testing import DeviceOptions, SimulatedDevice
 from adbwire.testing.mdns_advertiser import advertise_wireless_device
 from adbwire.testing.pairing_server import PairingServer

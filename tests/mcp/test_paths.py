@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from adbwire.errors import UsageError
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.paths import MAX_HOST_PATH, LocalRoot, check_device_path, open_new_file
-from adbwire.mcp.policy import DEFAULT_DEVICE_PATHS
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.safety.paths import MAX_HOST_PATH, LocalRoot, check_device_path, open_new_file
+from adbwire.mcp.safety.policy import DEFAULT_DEVICE_PATHS
 
 
 def test_without_a_root_host_files_are_off() -> None:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from adbwire.errors import UsageError
-from adbwire.mcp.policy import Policy, Risk, load_policy_file, with_flags
 from adbwire.mcp.registry import all_specs
+from adbwire.mcp.safety.policy import Policy, Risk, load_policy_file, with_flags
 from tests.mcp.harness import connected, make_app
 
 SPECS = all_specs()

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from adbwire.errors import UsageError
-from adbwire.mcp.policy import (
+from adbwire.mcp.registry import all_specs
+from adbwire.mcp.safety.policy import (
     DEFAULT_OUTPUT_CAPS,
     MAX_OUTPUT_CAP,
     MIB,
@@ -24,7 +25,6 @@ from adbwire.mcp.policy import (
     resolve_local_root,
     with_flags,
 )
-from adbwire.mcp.registry import all_specs
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "policy.md"
 

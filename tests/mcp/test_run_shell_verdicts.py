@@ -13,10 +13,10 @@ import anyio
 import pytest
 from mcp import Client
 
-from adbwire.mcp.policy import Policy
 from adbwire.mcp.registry import ToolOutput, ToolSpec, all_specs
 from adbwire.mcp.runtime import ToolCall
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.server import build_server
 from tests.mcp.harness import WAIT, Elicitor, data_of, error_of, make_app, simulated
 
 MODES = ["auto", "legacy"]  # 2026-07-28 input_required flow, and mid-call elicitation/create

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 import pytest
 
 from adbwire.device.parsers import UiElement, parse_ui_xml
-from adbwire.device.ui_actions import _verify
-from adbwire.mcp.policy import Policy
+from adbwire.device.ui.actions import _verify
+from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.tools.system import _over_the_network
 from adbwire.testing.userland import BufferIO
 from tests.mcp.harness import connected, data_of, error_of, make_app, simulated

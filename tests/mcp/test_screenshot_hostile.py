@@ -8,7 +8,7 @@ import contextlib
 from collections.abc import Iterator
 
 from adbwire.device.parsers.screencap import MAX_SCREEN_PIXELS
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.policy import Policy
 from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
 from adbwire.testing.hostile import (
     Rule,

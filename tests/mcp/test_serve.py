@@ -11,8 +11,8 @@ from mcp import Client
 from adbwire.cli import serve as serve_command
 from adbwire.cli.main import build_parser
 from adbwire.errors import UsageError
-from adbwire.mcp.launch import ServeOptions, build_policy, running_app
-from adbwire.mcp.server import build_server
+from adbwire.mcp.server.launch import ServeOptions, build_policy, running_app
+from adbwire.mcp.server.server import build_server
 from adbwire.testing import DEVICE_FEATURES
 from tests.mcp.harness import data_of, simulated
 

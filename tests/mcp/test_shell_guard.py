@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from adbwire.device.errors import RefusedError
-from adbwire.mcp.shell_commands import FORMATTERS, INERT
-from adbwire.mcp.shell_guard import (
+from adbwire.mcp.safety.shell_commands import FORMATTERS, INERT
+from adbwire.mcp.safety.shell_guard import (
     MAX_NESTING,
     MAX_PLACES,
     MAX_REASON,
@@ -15,8 +15,8 @@ from adbwire.mcp.shell_guard import (
     assess,
     check_command,
 )
-from adbwire.mcp.shell_rules import _FIND_NARROWING
-from adbwire.mcp.shell_wrappers import _SU_VALUES, WRAPPERS
+from adbwire.mcp.safety.shell_rules import _FIND_NARROWING
+from adbwire.mcp.safety.shell_wrappers import _SU_VALUES, WRAPPERS
 
 # (command line, a reason it must give): catastrophic for sure, never run.
 REFUSED = [

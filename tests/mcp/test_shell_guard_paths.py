@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.mcp.shell_guard import MAX_NESTING, MAX_PLACES
-from adbwire.mcp.shell_paths import (
+from adbwire.mcp.safety.shell_guard import MAX_NESTING, MAX_PLACES
+from adbwire.mcp.safety.shell_paths import (
     DEVICE_NODES,
     HOME,
     PROTECTED,
@@ -17,7 +17,7 @@ from adbwire.mcp.shell_paths import (
     protected,
     targets,
 )
-from adbwire.mcp.shell_words import Component, Text, literal, read_word, show, substitutions
+from adbwire.mcp.safety.shell_words import Component, Text, literal, read_word, show, substitutions
 from adbwire.shell_syntax import Word, parse, tokenize
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "security.md"

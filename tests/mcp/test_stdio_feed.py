@@ -21,7 +21,7 @@ pytestmark = [
 
 COPY_ALL = """
 import hashlib, os
-from adbwire.mcp.stdio import _StdinFeed
+from adbwire.mcp.server.stdio import _StdinFeed
 with _StdinFeed():
     digest, count = hashlib.sha256(), 0
     while chunk := os.read(0, 100_000):
@@ -32,7 +32,7 @@ print(count, digest.hexdigest())
 
 STOP_WHILE_FULL = """
 import array, fcntl, os, termios, time
-from adbwire.mcp.stdio import _StdinFeed
+from adbwire.mcp.server.stdio import _StdinFeed
 
 def waiting_bytes():
     count = array.array("i", [0])
@@ -63,7 +63,7 @@ print("end of input after", count)
 
 STOP_BEFORE_ENTER = """
 import os
-from adbwire.mcp.stdio import _StdinFeed
+from adbwire.mcp.server.stdio import _StdinFeed
 feed = _StdinFeed()
 feed.stop()  # a signal that came while `serve` was still starting
 with feed:

@@ -20,10 +20,10 @@ from mcp import Client
 from PIL import Image
 
 from adbwire.cli import demo as demo_cli
-from adbwire.mcp.app import App
-from adbwire.mcp.demo import STEPS, catalogue, demo_app, run_session
-from adbwire.mcp.policy import Policy, Risk
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.policy import Policy, Risk
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.demo import STEPS, catalogue, demo_app, run_session
+from adbwire.mcp.server.server import build_server
 from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice, running_device
 from tests.device.ui_sim import SpyUserland
 from tests.mcp.harness import WAIT, data_of, error_of, make_app

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import AuditLog
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.policy import Policy
+from adbwire.mcp.safety.audit import AuditLog
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.app import App
 from adbwire.testing import DeviceOptions, SimulatedDevice
 from adbwire.wire.keys import AdbKey
 from tests.mcp.harness import connected, data_of, error_of

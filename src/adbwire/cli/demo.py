@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import anyio
 
 if TYPE_CHECKING:
-    from adbwire.mcp.demo import StepResult
+    from adbwire.mcp.server.demo import StepResult
 
 TREE_LINES = 12
 
@@ -39,7 +39,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # The MCP SDK and the simulator are slow to import: only this command pays for them.
-    from adbwire.mcp.demo import demo_app, run_session  # noqa: PLC0415
+    from adbwire.mcp.server.demo import demo_app, run_session  # noqa: PLC0415
     from adbwire.testing import DeviceOptions, running_device  # noqa: PLC0415
 
     out = sys.stdout

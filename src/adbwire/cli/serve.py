@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adbwire.cli import targets
-from adbwire.mcp.policy import PROFILES
+from adbwire.mcp.safety.policy import PROFILES
 from adbwire.wire.timeouts import Timeouts
 
 if TYPE_CHECKING:
-    from adbwire.mcp.launch import ServeOptions
+    from adbwire.mcp.server.launch import ServeOptions
 
 
 def register(commands: Any) -> None:
@@ -116,13 +116,13 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from adbwire.mcp.launch import serve  # noqa: PLC0415 - the MCP SDK is slow to import
+    from adbwire.mcp.server.launch import serve  # noqa: PLC0415 - the MCP SDK is slow to import
 
     return serve(options_from(args))
 
 
 def options_from(args: argparse.Namespace) -> ServeOptions:
-    from adbwire.mcp.launch import ServeOptions  # noqa: PLC0415
+    from adbwire.mcp.server.launch import ServeOptions  # noqa: PLC0415
 
     base = targets.timeouts_from(args)
     return ServeOptions(

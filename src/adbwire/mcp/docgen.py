@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from adbwire.mcp.envelope import ERROR_CODES, NEXT_ACTIONS
-from adbwire.mcp.policy import PROFILES, Risk
 from adbwire.mcp.registry import ToolSpec, all_specs
+from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS
+from adbwire.mcp.safety.policy import PROFILES, Risk
 
 DEFAULT_PATH = Path(__file__).resolve().parents[3] / "docs" / "tools.md"
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from mcp_types import ContentBlock, ToolAnnotations
 from pydantic import BaseModel
 
-from adbwire.mcp.policy import Risk
+from adbwire.mcp.safety.policy import Risk
 
 if TYPE_CHECKING:
     from adbwire.mcp.runtime import ToolCall

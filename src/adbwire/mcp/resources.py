@@ -12,10 +12,10 @@ from mcp.server.mcpserver.exceptions import ResourceError
 
 from adbwire.device import info, validate
 from adbwire.errors import AdbwireError
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import now_iso
-from adbwire.mcp.envelope import ERROR_CODES, NEXT_ACTIONS, ToolFailure
+from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS, ToolFailure
 from adbwire.mcp.runtime import connect_checked
+from adbwire.mcp.safety.audit import now_iso
+from adbwire.mcp.server.app import App
 from adbwire.wire.aio import run_blocking
 
 JSON = "application/json"

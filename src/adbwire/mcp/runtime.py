@@ -28,14 +28,15 @@ from pydantic import BaseModel, ValidationError
 
 from adbwire.device import info, output_cap, validate
 from adbwire.errors import OutputTooLargeError
-from adbwire.mcp import confirm, envelope
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import AuditRecord, now_iso
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.failures import from_exception, output_too_large
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, ToolSpec
-from adbwire.mcp.sessions import client_name, session_token
+from adbwire.mcp.results import envelope
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.results.failures import from_exception, output_too_large
+from adbwire.mcp.safety import confirm
+from adbwire.mcp.safety.audit import AuditRecord, now_iso
+from adbwire.mcp.safety.policy import Risk
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.sessions import client_name, session_token
 from adbwire.wire.aio import run_blocking
 from adbwire.wire.client import AdbClient
 

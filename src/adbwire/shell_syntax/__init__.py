@@ -2,7 +2,7 @@
 
 Tokens and a syntax tree, no expansion and no execution. Two consumers: the simulated
 device's interpreter (`adbwire.testing.userland.shell`) runs the tree, and the MCP server's
-`run_shell` guard (`adbwire.mcp.shell_guard`) reads it to decide what a command line may do.
+`run_shell` guard (`adbwire.mcp.safety.shell_guard`) reads it to decide what a command line may do.
 A leaf package: it imports nothing else of adbwire.
 """
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adbwire.mcp.client_session import serve_session
+from adbwire.mcp.server.client_session import serve_session
 from adbwire.wire.recording import FixtureWarning
 
 IMPORTED = Path(__file__).resolve().parents[3] / "protocol_fixtures" / "imported"

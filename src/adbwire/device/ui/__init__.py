@@ -8,7 +8,7 @@
 - ``checks``, ``observe``, ``debug``, ``audit``, ``animations``: waiting and asserting,
   looking again after an action, the debug bundle, the accessibility audit, animation scales.
 
-The actions built on these live in ``adbwire.device.ui_actions``.
+The actions built on these live in ``adbwire.device.ui.actions``.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ from pydantic import AfterValidator, Field
 from adbwire.device import apps as ops
 from adbwire.device import validate
 from adbwire.device.parsers import WindowFocus
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
 
 Activity = Annotated[str, AfterValidator(validate.activity_name), Field(max_length=255)]

@@ -10,10 +10,10 @@ from pydantic import AfterValidator, Field
 
 from adbwire.device import info as device_info_ops
 from adbwire.errors import UsageError
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Args, DeviceArgs, Result, Serial
 from adbwire.mcp.tools.wireless import DiscoveredDevice, discover_devices
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from pydantic import Field
 
 from adbwire.device import files as ops
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.paths import check_device_path
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.paths import check_device_path
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, DevicePath, Result
 
 PAGE_SIZE = 500

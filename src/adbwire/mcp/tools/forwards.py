@@ -7,10 +7,10 @@ from typing import Annotated
 from pydantic import AfterValidator, Field
 
 from adbwire.device.forwards import ForwardEntry, ForwardTable
-from adbwire.mcp.app import App
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
+from adbwire.mcp.server.app import App
 from adbwire.mcp.tools.common import Args, DeviceArgs, Result
 from adbwire.wire.services.forward import check_remote
 

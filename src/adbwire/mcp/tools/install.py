@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import Field
 
 from adbwire.device import install as ops
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
 from adbwire.wire.services.install_result import InstallOptions
 

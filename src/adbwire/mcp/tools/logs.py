@@ -9,9 +9,9 @@ from pydantic import AfterValidator, Field
 from adbwire.device import logs as ops
 from adbwire.device import validate
 from adbwire.device.parsers import Crash, LogEntry
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
 
 Buffer = Literal["main", "system", "crash", "events", "radio", "kernel"]

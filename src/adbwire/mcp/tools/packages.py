@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import Field
 
 from adbwire.device import packages as ops
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Permission, Result, on
 
 PAGE_SIZE = 300

@@ -8,9 +8,9 @@ from pydantic import AfterValidator, Field
 
 from adbwire.device import properties as ops
 from adbwire.device import validate
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, PropertyName, Result, on
 
 PAGE_SIZE = 200

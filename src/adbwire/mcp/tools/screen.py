@@ -26,11 +26,11 @@ from adbwire.device.ui import NoMatchError, compact_tree, read_ui
 from adbwire.device.ui.debug import debug_context as read_debug_context
 from adbwire.device.ui.select import check_fresh
 from adbwire.errors import OutputTooLargeError
-from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
-from adbwire.mcp.paths import open_new_file
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.paths import open_new_file
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
 from adbwire.mcp.tools.ui_common import (
     ElementId,

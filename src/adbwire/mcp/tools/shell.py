@@ -1,5 +1,5 @@
 """The escape hatch: run a shell command line (destructive: always confirmed; the guard in
-mcp/shell_guard.py refuses catastrophic lines and asks for unknowable ones every time)."""
+mcp/safety/shell_guard.py refuses catastrophic lines and asks for unknowable ones every time)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from itertools import zip_longest
 from pydantic import Field
 
 from adbwire.device import commands
-from adbwire.mcp.paging import split_text
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.paging import split_text
 from adbwire.mcp.runtime import ToolCall
-from adbwire.mcp.shell_guard import check_command
+from adbwire.mcp.safety.policy import Risk
+from adbwire.mcp.safety.shell_guard import check_command
 from adbwire.mcp.tools.common import Args, Cursor, DeviceArgs, Result
 
 STDOUT_PAGE = 32 * 1024

@@ -9,10 +9,10 @@ from adbwire.device import info as info_ops
 from adbwire.device import system as ops
 from adbwire.device.errors import RefusedError
 from adbwire.errors import UsageError
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result, on
 from adbwire.wire.transport import Transport, parse_tcp_address
 

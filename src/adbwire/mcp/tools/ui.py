@@ -12,7 +12,6 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from adbwire.device import ui_actions as ops
 from adbwire.device.errors import RefusedError
 from adbwire.device.parsers import UiElement, UiHierarchy
 from adbwire.device.ui import (
@@ -24,12 +23,13 @@ from adbwire.device.ui import (
     read_ui,
     tap_target,
 )
+from adbwire.device.ui import actions as ops
 from adbwire.device.ui.animations import AnimationGuard
 from adbwire.device.ui.checks import Expectation
 from adbwire.device.ui.select import parse_query
-from adbwire.mcp.policy import PROFILES, Risk
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import PROFILES, Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
 from adbwire.mcp.tools.ui_common import (
     MAX_FOUND,

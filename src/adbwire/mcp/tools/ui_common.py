@@ -13,13 +13,13 @@ from typing import Annotated, Literal, ParamSpec, TypeVar
 
 from pydantic import AfterValidator, Field
 
-from adbwire.device import ui_actions as ops
 from adbwire.device.parsers import UiHierarchy
 from adbwire.device.screen.history import ScreenHistory
 from adbwire.device.ui import AmbiguousMatchError, Selector, UiNotIdleError, element_line
+from adbwire.device.ui import actions as ops
 from adbwire.device.ui.select import parse_query
-from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.registry import ToolOutput
+from adbwire.mcp.results.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import DeviceArgs, Result
 

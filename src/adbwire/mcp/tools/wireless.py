@@ -14,10 +14,10 @@ import anyio.to_thread
 from pydantic import AfterValidator, Field
 
 from adbwire.errors import ConnectFailedError, TransportError
-from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
-from adbwire.mcp.policy import Risk
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Args, Result
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.mdns.browser import browse, mdns_disabled, resolve_instance

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 from adbwire.device.errors import RefusedError
-from adbwire.mcp.shell_commands import FACTORY_RESET_MARKERS, run_words
-from adbwire.mcp.shell_paths import HOME, Cwds, Target, device_node, protected, targets
-from adbwire.mcp.shell_words import Text, read_word, show, substitutions
+from adbwire.mcp.safety.shell_commands import FACTORY_RESET_MARKERS, run_words
+from adbwire.mcp.safety.shell_paths import HOME, Cwds, Target, device_node, protected, targets
+from adbwire.mcp.safety.shell_words import Text, read_word, show, substitutions
 from adbwire.shell_syntax import (
     Command,
     For,

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from adbwire.mcp.shell_paths import Cwds, targets
-from adbwire.mcp.shell_words import DEVICE_NAMES, Text, literal, read_word, show
+from adbwire.mcp.safety.shell_paths import Cwds, targets
+from adbwire.mcp.safety.shell_words import DEVICE_NAMES, Text, literal, read_word, show
 from adbwire.shell_syntax import Lit, Word
 
 if TYPE_CHECKING:
-    from adbwire.mcp.shell_guard import Guard
+    from adbwire.mcp.safety.shell_guard import Guard
 
 Outcome = tuple[Cwds, Cwds]
 Rule = Callable[["Guard", str, list[Word], Cwds, int], Outcome]

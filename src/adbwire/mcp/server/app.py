@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from adbwire.mcp.audit import AuditLog
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.paging import Pager
-from adbwire.mcp.paths import LocalRoot
-from adbwire.mcp.policy import Policy
 from adbwire.mcp.registry import ToolSpec
-from adbwire.mcp.sessions import SessionDefaults
+from adbwire.mcp.results.paging import Pager
+from adbwire.mcp.safety.audit import AuditLog
+from adbwire.mcp.safety.paths import LocalRoot
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.sessions import SessionDefaults
 
 
 @dataclass

@@ -26,7 +26,7 @@ from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from adbwire.errors import UsageError
-from adbwire.mcp.audit import ensure_private_dir, state_dir
+from adbwire.mcp.safety.audit import ensure_private_dir, state_dir
 from adbwire.wire.transport import parse_tcp_address
 
 log = logging.getLogger(__name__)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from adbwire.mcp.shell_paths import Cwds
-from adbwire.mcp.shell_rules import (
+from adbwire.mcp.safety.shell_paths import Cwds
+from adbwire.mcp.safety.shell_rules import (
     Outcome,
     Rule,
     cd,
@@ -24,8 +24,8 @@ from adbwire.mcp.shell_rules import (
     storage_manager,
     writes_operands,
 )
-from adbwire.mcp.shell_words import literal, show
-from adbwire.mcp.shell_wrappers import (
+from adbwire.mcp.safety.shell_words import literal, show
+from adbwire.mcp.safety.shell_wrappers import (
     SHELLS,
     WRAPPERS,
     alias,
@@ -39,7 +39,7 @@ from adbwire.mcp.shell_wrappers import (
 from adbwire.shell_syntax import Word
 
 if TYPE_CHECKING:
-    from adbwire.mcp.shell_guard import Guard
+    from adbwire.mcp.safety.shell_guard import Guard
 
 FACTORY_RESET_MARKERS = ("FACTORY_RESET", "MASTER_CLEAR", "--wipe_data")
 """Words that only appear in a factory reset (an intent, a recovery command)."""

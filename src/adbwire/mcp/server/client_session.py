@@ -32,9 +32,9 @@ from mcp import Client
 from mcp.client.session import ElicitationFnT
 
 from adbwire.errors import ReplayMismatchError, UsageError
-from adbwire.mcp.app import App
-from adbwire.mcp.launch import ServeOptions, running_app
-from adbwire.mcp.server import build_server
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.launch import ServeOptions, running_app
+from adbwire.mcp.server.server import build_server
 from adbwire.wire.recording import FixtureWarning
 
 PathLike = str | os.PathLike[str]

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from adbwire.mcp.shell_words import Component, Text
+from adbwire.mcp.safety.shell_words import Component, Text
 
 HOME = "/"
 """`~` under `adb shell`: the shell user's home directory (unless the line sets HOME, or

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from adbwire import errors
 from adbwire.device import errors as device_errors
-from adbwire.mcp.envelope import ErrorCode, NextAction, ToolFailure
+from adbwire.mcp.results.envelope import ErrorCode, NextAction, ToolFailure
 
 # Most specific first: the first matching class decides the code.
 _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (

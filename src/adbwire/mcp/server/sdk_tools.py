@@ -17,9 +17,9 @@ from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import model_validator
 
 from adbwire.mcp import runtime
-from adbwire.mcp.app import App
 from adbwire.mcp.registry import ToolSpec
-from adbwire.mcp.schemas import model_schema
+from adbwire.mcp.results.schemas import model_schema
+from adbwire.mcp.server.app import App
 
 
 class _RawArguments(ArgModelBase):

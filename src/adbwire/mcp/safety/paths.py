@@ -17,7 +17,7 @@ from pathlib import Path, PurePosixPath
 
 from adbwire.device import validate
 from adbwire.errors import UsageError
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 MAX_HOST_PATH = 1024

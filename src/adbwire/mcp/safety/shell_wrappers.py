@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from adbwire.mcp.shell_paths import Cwds
-from adbwire.mcp.shell_rules import Outcome, cd
-from adbwire.mcp.shell_words import DEVICE_NAMES, literal, read_word, show
+from adbwire.mcp.safety.shell_paths import Cwds
+from adbwire.mcp.safety.shell_rules import Outcome, cd
+from adbwire.mcp.safety.shell_words import DEVICE_NAMES, literal, read_word, show
 from adbwire.shell_syntax import Lit, Word
 
 if TYPE_CHECKING:
-    from adbwire.mcp.shell_guard import Guard
+    from adbwire.mcp.safety.shell_guard import Guard
 
 SHELLS = frozenset({"sh", "mksh", "bash", "ash", "dash", "ksh", "zsh", "hush"})
 

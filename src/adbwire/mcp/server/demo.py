@@ -16,12 +16,12 @@ import anyio
 import mcp_types as types
 from mcp import Client
 
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import AuditLog
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.policy import Policy
 from adbwire.mcp.registry import ToolSpec, all_specs
-from adbwire.mcp.server import build_server
+from adbwire.mcp.safety.audit import AuditLog
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.server import build_server
 from adbwire.mcp.tools import screen, ui
 
 STEP_TIMEOUT = 60.0

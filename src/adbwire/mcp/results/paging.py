@@ -15,7 +15,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from adbwire.mcp.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 
 T = TypeVar("T")
 

@@ -9,10 +9,10 @@ from mcp.server.mcpserver import MCPServer
 
 from adbwire import __version__
 from adbwire.mcp import prompts, resources
-from adbwire.mcp.app import App
-from adbwire.mcp.policy import Policy
 from adbwire.mcp.registry import ToolSpec, all_specs
-from adbwire.mcp.sdk_tools import build_tool
+from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.sdk_tools import build_tool
 
 log = logging.getLogger(__name__)
 

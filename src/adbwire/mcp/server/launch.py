@@ -13,13 +13,13 @@ from pathlib import Path
 import anyio
 
 from adbwire.errors import UsageError
-from adbwire.mcp.app import App
-from adbwire.mcp.audit import AuditLog, state_dir
 from adbwire.mcp.devices import DeviceRegistry, TransportWrapper
-from adbwire.mcp.policy import Policy, load_policy_file, with_flags
-from adbwire.mcp.server import build_server
-from adbwire.mcp.stdio import run_stdio
-from adbwire.mcp.usb_source import UsbSource
+from adbwire.mcp.safety.audit import AuditLog, state_dir
+from adbwire.mcp.safety.policy import Policy, load_policy_file, with_flags
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.server import build_server
+from adbwire.mcp.server.stdio import run_stdio
+from adbwire.mcp.server.usb_source import UsbSource
 from adbwire.wire.connection import Signer
 from adbwire.wire.keys import load_keys
 from adbwire.wire.recording import ORIGIN_SIMULATED, ReplayKey, wrap_transport
@@ -149,7 +149,7 @@ def serve(options: ServeOptions) -> int:
     with running_app(options, transport) as app:
         server = build_server(app)
         if options.http:
-            from adbwire.mcp.http import serve_http  # noqa: PLC0415 - pulls in uvicorn
+            from adbwire.mcp.server.http import serve_http  # noqa: PLC0415 - pulls in uvicorn
 
             anyio.run(serve_http, server, options.http, options.show_token)
         else:

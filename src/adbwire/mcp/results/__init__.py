@@ -1,0 +1,1 @@
+"""What a tool answers: the envelope, typed failures, paging, shared schemas."""

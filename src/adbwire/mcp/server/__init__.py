@@ -1,0 +1,1 @@
+"""The server itself: the SDK wiring, stdio and HTTP transports, launching, sessions."""
