@@ -29,6 +29,7 @@ Every error says whose fault it is and what to do next::
     │   └── SyncFailError           the file-sync service answered FAIL (names the path)
     ├── OutputTooLargeError         the device sent more than a read's byte cap; reading stopped
     ├── OperationCancelledError     the caller cancelled; the operation's streams were closed
+    ├── DeviceQueueFullError        too many calls already wait for this device; retry later
     └── AdbTimeoutError             an operation's deadline passed (also a TimeoutError)
 
 `AdbTimeoutError` subclasses the built-in `TimeoutError` so generic code can catch it.
@@ -245,6 +246,17 @@ class OperationCancelledError(AdbwireError):
     """The caller cancelled an operation; the device streams it used were closed."""
 
     fault = Fault.CALLER
+
+
+class DeviceQueueFullError(AdbwireError):
+    """A device already has as many calls running and waiting as it may; nothing was sent.
+
+    Each device has its own limit (`adbwire.wire.aio.DeviceLane`), so a device that hangs
+    fills only its own queue and never delays calls to other devices.
+    """
+
+    fault = Fault.CALLER
+    retryable = True
 
 
 class AdbTimeoutError(AdbwireError, TimeoutError):

@@ -8,9 +8,11 @@ a thin call into one service module under `wire/services/`, where the logic live
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import BinaryIO
 
+from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
 from adbwire.wire.connection import Connection, Signer, StateListener
@@ -76,6 +78,22 @@ class AdbClient:
         return cls.connect(
             transport, keys, timeouts=timeouts, on_state=on_state, reconnect=reconnect
         )
+
+    @classmethod
+    def connect_tcp_many(
+        cls,
+        addresses: Sequence[str],
+        keys: Sequence[Signer] | None = None,
+        *,
+        timeouts: Timeouts | None = None,
+        parallel: int = 32,
+    ) -> Mapping[str, AdbClient | AdbwireError]:
+        """Connect to many devices at once (a farm's endpoints), `parallel` at a time.
+
+        Returns each address's client, or the error that address failed with: one
+        unreachable device never stops the others. The keys are loaded once for all.
+        """
+        return connect_tcp_many(addresses, keys, timeouts=timeouts, parallel=parallel)
 
     @classmethod
     def connect_usb(
@@ -325,3 +343,43 @@ class AdbClient:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def connect_tcp_many(
+    addresses: Sequence[str],
+    keys: Sequence[Signer] | None = None,
+    *,
+    timeouts: Timeouts | None = None,
+    parallel: int = 32,
+) -> dict[str, AdbClient | AdbwireError]:
+    """`AdbClient.connect_tcp` for every address, `parallel` connections at a time."""
+    if parallel < 1:
+        raise UsageError("parallel must be at least 1")
+    unique = list(dict.fromkeys(addresses))
+    signers = list(keys) if keys is not None else load_keys()
+
+    def connect(address: str) -> AdbClient | AdbwireError:
+        try:
+            return AdbClient.connect_tcp(address, signers, timeouts=timeouts)
+        except AdbwireError as error:
+            return error
+
+    if not unique:
+        return {}
+    with ThreadPoolExecutor(
+        max_workers=min(parallel, len(unique)), thread_name_prefix="adbwire-connect"
+    ) as pool:
+        futures = {address: pool.submit(connect, address) for address in unique}
+    results: dict[str, AdbClient | AdbwireError] = {}
+    unexpected: BaseException | None = None
+    for address, future in futures.items():
+        try:
+            results[address] = future.result()
+        except BaseException as error:  # a bug: close what did connect, then raise it
+            unexpected = unexpected or error
+    if unexpected is not None:
+        for result in results.values():
+            if isinstance(result, AdbClient):
+                result.close()
+        raise unexpected
+    return results

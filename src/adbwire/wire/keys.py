@@ -28,6 +28,7 @@ import logging
 import os
 import socket
 import tempfile
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -203,10 +204,32 @@ def load_keys(
     return keys
 
 
+_PARSED_KEYS: dict[tuple[Path, bytes], AdbKey] = {}
+_PARSED_KEYS_LOCK = threading.Lock()
+_MAX_PARSED_KEYS: Final = 64
+
+
 def load_key(path: str | os.PathLike[str]) -> AdbKey:
-    """Load one PEM private key; `KeyFileError` names the file and says what is wrong."""
+    """Load one PEM private key; `KeyFileError` names the file and says what is wrong.
+
+    The file is read every time, but a content already parsed is not parsed again: parsing
+    and checking an RSA key costs about 50 ms, which made every connect_tcp slow.
+    """
     path = Path(path)
     data = _read_key_file(path)
+    with _PARSED_KEYS_LOCK:
+        known = _PARSED_KEYS.get((path, data))
+    if known is not None:
+        return known
+    key = _parse_key(path, data)
+    with _PARSED_KEYS_LOCK:
+        if len(_PARSED_KEYS) >= _MAX_PARSED_KEYS:
+            _PARSED_KEYS.clear()
+        _PARSED_KEYS[(path, data)] = key
+    return key
+
+
+def _parse_key(path: Path, data: bytes) -> AdbKey:
     if b"-----BEGIN" not in data:
         raise KeyFileError(path, "is not a PEM private key (no '-----BEGIN' line)")
     try:

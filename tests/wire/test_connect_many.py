@@ -1,0 +1,104 @@
+"""Connecting to many devices: keys parsed once, connections in parallel, failures per address."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+from collections.abc import Callable
+from pathlib import Path
+
+import anyio
+import pytest
+from cryptography.hazmat.primitives import serialization
+
+from adbwire.errors import ConnectFailedError
+from adbwire.testing import SimulatedDevice
+from adbwire.wire.aio import AsyncAdbClient
+from adbwire.wire.client import AdbClient
+from adbwire.wire.keys import AdbKey, default_key_path, generate_key, load_key
+
+
+def _closed_port() -> str:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{sock.getsockname()[1]}"
+
+
+def test_a_key_file_is_parsed_once_until_its_content_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "adbkey"
+    first = generate_key(path, comment="a@b")
+    parsed: list[bytes] = []
+    real_parse = serialization.load_pem_private_key
+
+    def counting_parse(data: bytes, password: bytes | None) -> object:
+        parsed.append(data)
+        return real_parse(data, password)
+
+    monkeypatch.setattr(serialization, "load_pem_private_key", counting_parse)
+    assert load_key(path).public_key.public_numbers() == first.public_key.public_numbers()
+    assert load_key(path).public_key.public_numbers() == first.public_key.public_numbers()
+    assert len(parsed) <= 1  # the first load may already be known from generate_key's check
+    second = generate_key(path, comment="a@b", force=True)
+    assert load_key(path).public_key.public_numbers() == second.public_key.public_numbers()
+    assert parsed[-1] == path.read_bytes()
+
+
+def test_connect_tcp_without_keys_parses_the_user_key_once(
+    sim_device: SimulatedDevice, adb_key: AdbKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    default_key_path().parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(adb_key.path, default_key_path())
+    parsed: list[bytes] = []
+    real_parse = serialization.load_pem_private_key
+
+    def counting_parse(data: bytes, password: bytes | None) -> object:
+        parsed.append(data)
+        return real_parse(data, password)
+
+    monkeypatch.setattr(serialization, "load_pem_private_key", counting_parse)
+    for _ in range(3):
+        with AdbClient.connect_tcp(sim_device.serial) as client:
+            assert client.shell("echo ok").stdout == b"ok\n"
+    assert len(parsed) <= 1
+
+
+def test_connect_tcp_many_answers_per_address(
+    sim_device_factory: Callable[..., SimulatedDevice], adb_key: AdbKey
+) -> None:
+    devices = [sim_device_factory() for _ in range(4)]
+    dead = _closed_port()
+    addresses = [device.serial for device in devices] + [dead, devices[0].serial]
+    results = AdbClient.connect_tcp_many(addresses, [adb_key], parallel=3)
+    try:
+        assert list(results) == [device.serial for device in devices] + [dead]
+        assert isinstance(results[dead], ConnectFailedError)
+        for device in devices:
+            client = results[device.serial]
+            assert isinstance(client, AdbClient)
+            assert client.shell("echo hi").stdout == b"hi\n"
+            assert device.connection_count == 1
+    finally:
+        for result in results.values():
+            if isinstance(result, AdbClient):
+                result.close()
+
+
+def test_connect_tcp_many_async(
+    sim_device_factory: Callable[..., SimulatedDevice], adb_key: AdbKey
+) -> None:
+    devices = [sim_device_factory() for _ in range(3)]
+
+    async def main() -> list[bytes]:
+        results = await AsyncAdbClient.connect_tcp_many(
+            [device.serial for device in devices], [adb_key]
+        )
+        outputs = []
+        for result in results.values():
+            assert isinstance(result, AsyncAdbClient)
+            async with result:
+                outputs.append((await result.shell("echo hi")).stdout)
+        return outputs
+
+    assert anyio.run(main) == [b"hi\n"] * 3
