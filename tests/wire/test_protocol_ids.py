@@ -209,12 +209,10 @@ def test_the_version_is_the_smaller_one() -> None:
 # ---------------------------------------------------------------- commands we do not serve
 
 
-@pytest.mark.parametrize(("command", "name"), [(P.A_OPEN, "OPEN"), (P.A_SYNC, "SYNC")])
-def test_commands_a_host_does_not_serve_end_the_connection(command: int, name: str) -> None:
-    """We offer the device no services (no reverse forwarding): its OPEN is a protocol error,
-    as is the long-retired SYNC."""
-    with pytest.raises(RemoteProtocolError, match=f"unexpected {name} packet"):
-        feed(online(), P.Packet(command, 5, 0, b"tcp:80\0"))
+def test_the_long_retired_sync_command_ends_the_connection() -> None:
+    """(The device's OPEN is an offer the runtime answers: tests/wire/test_protocol_offers.py.)"""
+    with pytest.raises(RemoteProtocolError, match="unexpected SYNC packet"):
+        feed(online(), P.Packet(P.A_SYNC, 5, 0, b"tcp:80\0"))
 
 
 def test_an_unknown_command_is_refused_by_the_header_decoder() -> None:

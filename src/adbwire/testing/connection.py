@@ -25,6 +25,7 @@ from adbwire.testing.device_state import DeviceState
 from adbwire.testing.link_rate import LinkPacer, paced_reader
 from adbwire.testing.packet_reader import ChunkStore, PacketReader, Payload, RawPacket
 from adbwire.testing.packet_socket import PacketSocket
+from adbwire.testing.reverse_listeners import HostLink
 from adbwire.testing.services import open_service
 from adbwire.testing.services.base import ServiceContext
 from adbwire.testing.stream import ConnectionGone, DeviceStream, OutgoingPacket, StreamClosed
@@ -75,6 +76,10 @@ class DeviceConnection:
         self._streams_lock = threading.Lock()
         self._streams: dict[int, DeviceStream] = {}
         self._next_local_id = 1
+        self._host_opens: dict[int, threading.Event] = {}
+        """Streams we opened to the host (reverse forwards), until the host answers."""
+        self._link = HostLink(f"host-{sock.fileno()}", self.open_to_host)
+        """What a reverse listener needs of this connection (adbd names it host-FD)."""
         self._tasks = TaskGroup(workers)
         self.phase = Phase.WAIT_CNXN
         self.version = P.VERSION_CHECKSUMMED
@@ -82,7 +87,7 @@ class DeviceConnection:
         self.max_payload = P.MAX_PAYLOAD
         self.delayed_ack = False
         self.host_features: frozenset[str] = frozenset()
-        self._context = ServiceContext(state, self.kick, self.host_features)
+        self._context = ServiceContext(state, self.kick, self.host_features, self._link)
         self._token = b""
         self._offered_key: str | None = None
         self._reader = threading.Thread(
@@ -150,6 +155,7 @@ class DeviceConnection:
 
     def _teardown(self) -> None:
         self._io.dead = True
+        self._state.reverses.drop(self._link)  # adbd drops a transport's listeners
         with self._streams_lock:
             streams = list(self._streams.values())
             self._streams.clear()
@@ -195,7 +201,7 @@ class DeviceConnection:
         self.max_payload = min(max_payload, options.max_payload)
         self.negotiated = True
         self.host_features = banner.features
-        self._context = ServiceContext(self._state, self.kick, self.host_features)
+        self._context = ServiceContext(self._state, self.kick, self.host_features, self._link)
         self.delayed_ack = options.delayed_ack and banner.has("delayed_ack")
         if options.tls:
             self.phase = Phase.TLS_REQUESTED
@@ -338,6 +344,8 @@ class DeviceConnection:
         if stream is None:
             self.send_packet(P.A_CLSE, local_id, remote_id)
             return
+        if stream.remote_id == 0:
+            self._host_accepted(stream, remote_id)
         if stream.remote_id != remote_id:
             return
         if len(payload) == 4:
@@ -359,7 +367,53 @@ class DeviceConnection:
         stream = self._find(local_id, remote_id)
         if stream is not None:
             self.forget_stream(stream.local_id)
-            stream.on_remote_close()
+            opening = self._host_opens.pop(stream.local_id, None)
+            if opening is None:
+                stream.on_remote_close()
+            else:  # the host refused our OPEN: nothing to close on its side
+                stream.abort()
+                opening.set()
+
+    def open_to_host(self, service: str, timeout: float) -> DeviceStream | None:
+        """OPEN a stream to the host, as adbd does for a reverse forward's connection: the
+        stream once the host's OKAY came, None if it refused or did not answer in time."""
+        answered = threading.Event()
+        with self._streams_lock:
+            if self._io.dead:
+                return None
+            local_id = self._next_local_id
+            self._next_local_id += 1
+            stream = DeviceStream(
+                self,
+                local_id,
+                0,
+                service,
+                max_payload=self.max_payload,
+                send_window=0 if self.delayed_ack else None,
+                faults=self._state.faults,
+            )
+            self._streams[local_id] = stream
+            self._host_opens[local_id] = answered
+        window = self._state.options.delayed_ack_window if self.delayed_ack else 0
+        with contextlib.suppress(StreamClosed):
+            self.send_packet(P.A_OPEN, local_id, window, service.encode() + b"\0")
+        answered.wait(timeout)
+        with self._streams_lock:
+            self._host_opens.pop(local_id, None)
+            accepted = stream.remote_id != 0 and not stream.cancelled
+        if not accepted:
+            self.forget_stream(local_id)
+            stream.abort()
+            return None
+        return stream
+
+    def _host_accepted(self, stream: DeviceStream, remote_id: int) -> None:
+        with self._streams_lock:
+            opening = self._host_opens.pop(stream.local_id, None)
+            if opening is not None:
+                stream.remote_id = remote_id
+        if opening is not None:
+            opening.set()
 
     def _drop_streams(self) -> None:
         with self._streams_lock:

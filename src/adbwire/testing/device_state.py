@@ -14,6 +14,7 @@ from adbwire.testing.auth import KeyStore
 from adbwire.testing.device_files import DeviceFiles
 from adbwire.testing.faults import Faults
 from adbwire.testing.options import BANNER_KEYS, DEFAULT_BANNER_PROPERTIES, DeviceOptions
+from adbwire.testing.reverse_listeners import ReverseTable
 
 __all__ = ["DeviceState", "ProcessIO", "UserlandLike"]
 
@@ -58,6 +59,8 @@ class DeviceState:
     """Every reboot mode asked for ("" for a plain reboot), oldest first."""
     unavailable_until: float = 0.0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    reverses: ReverseTable = field(default_factory=ReverseTable)
+    """adbd's reverse listeners (one table for every connection, as adbd keeps one)."""
 
     def banner(self) -> bytes:
         """`device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=…`."""

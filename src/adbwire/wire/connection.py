@@ -38,6 +38,7 @@ from adbwire.wire.protocol import (
     Reply,
     StreamClosed,
     StreamData,
+    StreamOffered,
     StreamOpened,
     StreamRefused,
     StreamWritable,
@@ -62,6 +63,10 @@ class Signer(Protocol):
 
 
 StateListener = Callable[[ConnectionState], None]
+OfferHandler = Callable[[str], Callable[[Stream], None] | None]
+"""Given the service a device-opened stream names, a starter for it (None refuses it).
+Called by the reader thread under the state lock: it must decide at once, and the starter
+it returns (called once our OKAY is out) must only hand the stream to another thread."""
 
 
 class Connection:
@@ -85,6 +90,8 @@ class Connection:
         self._features_of: Banner | None = None
         self._tls_done = threading.Event()
         """Set once the link runs TLS (or failed): the reader, paused after STLS, reads on."""
+        self.offer_handler: OfferHandler | None = None
+        """Takes streams the device opens (reverse forwarding); None refuses them all."""
 
     # ----------------------------------------------------------- set-up
 
@@ -349,6 +356,9 @@ class Connection:
                     self.transport.read_exactly(P.HEADER_SIZE), max_payload=limit
                 )
                 payload = self.transport.read_exactly(header.length) if header.length else b""
+                if header.command == P.A_OPEN:
+                    self._on_device_open(header, payload)
+                    continue
                 replies: list[P.Packet] = []
                 wake: list[Wakeup] = []
                 with self.state_lock:
@@ -373,6 +383,36 @@ class Connection:
         except Exception as exc:  # a bug: fail loudly but keep waiters from hanging
             log.exception("adbwire reader thread crashed")
             self._fail(DisconnectedError(f"internal error in the connection reader: {exc!r}"))
+
+    def _on_device_open(self, header: P.Header, payload: bytes | bytearray) -> None:
+        """The device opened a stream (reverse forwarding): the offer handler takes it or
+        it is refused with CLSE, as adb refuses a service it does not offer."""
+        answer: P.Packet | None = None
+        start: Callable[[], None] | None = None
+        with self.state_lock:
+            self._protocol.check_payload(header, payload)
+            for event in self._protocol.receive(header, payload):
+                if isinstance(event, Reply):
+                    answer = event.packet
+                elif isinstance(event, StreamOffered):
+                    answer, start = self._answer_offer(event)
+        if answer is not None:
+            self._send_quietly(answer)
+        if start is not None:
+            start()
+
+    def _answer_offer(
+        self, offer: StreamOffered
+    ) -> tuple[P.Packet, Callable[[], None] | None]:
+        handler = self.offer_handler
+        serve = handler(offer.service) if handler is not None and self._failure is None else None
+        if serve is None:
+            return self._protocol.refuse_offer(offer), None
+        local_id, okay = self._protocol.accept_offer(offer)
+        stream = Stream(self, local_id, offer.service)
+        stream._on_opened()
+        self._streams[local_id] = stream
+        return okay, lambda: serve(stream)
 
     def _dispatch(self, event: Event, wake: list[Wakeup]) -> None:
         """Apply one event (state lock held); the threads to wake go into `wake`."""

@@ -15,6 +15,9 @@ Connection states::
 Streams: OPEN -> (OKAY: open | CLSE: refused) -> WRTE/OKAY ... -> CLSE. Without
 delayed_ack one WRTE may be in flight per stream; with it, the peer grants a byte window
 (announced in its first OKAY) and every OKAY returns credit.
+
+The device may open streams too (reverse forwarding): its OPEN becomes a `StreamOffered`
+event, which the runtime answers with `accept_offer` (our OKAY) or `refuse_offer` (CLSE).
 """
 
 from __future__ import annotations
@@ -110,6 +113,16 @@ class StreamClosed:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamOffered:
+    """The device opened a stream (reverse forwarding): answer with `accept_offer` or
+    `refuse_offer`. `service` is the device's text, untrusted."""
+
+    remote_id: int
+    window: int
+    service: str
+
+
+@dataclass(frozen=True, slots=True)
 class Reply:
     """A packet the protocol itself must send in answer (the runtime just sends it)."""
 
@@ -125,6 +138,7 @@ Event = (
     | StreamData
     | StreamWritable
     | StreamClosed
+    | StreamOffered
     | Reply
 )
 
@@ -181,6 +195,7 @@ class HostProtocol:
             P.A_CNXN: self._on_cnxn,
             P.A_AUTH: self._on_auth,
             P.A_STLS: self._on_stls,
+            P.A_OPEN: self._on_open,
             P.A_OKAY: self._on_okay,
             P.A_WRTE: self._on_wrte,
             P.A_CLSE: self._on_clse,
@@ -214,13 +229,40 @@ class HostProtocol:
 
     def open(self, service: str) -> tuple[int, P.Packet]:
         self._require(ConnectionState.ONLINE, f"open {service!r}")
+        local_id = self._new_local_id()
+        window = self.receive_window if self.delayed_ack else 0
+        self.streams[local_id] = StreamState(local_id, service, receive_window=window)
+        return local_id, P.Packet(P.A_OPEN, local_id, window, service.encode() + b"\0")
+
+    def _new_local_id(self) -> int:
         local_id = self._next_local_id
         while local_id in self.streams:  # only after a wrap, past a stream still open
             local_id = local_id % LAST_LOCAL_ID + 1
         self._next_local_id = local_id % LAST_LOCAL_ID + 1
+        return local_id
+
+    def accept_offer(self, offer: StreamOffered) -> tuple[int, P.Packet]:
+        """Take a stream the device opened: its local id and the OKAY that says so (under
+        delayed_ack the OKAY grants the device our receive window, as adbd's does)."""
+        self._require(ConnectionState.ONLINE, f"accept {offer.service!r}")
+        local_id = self._new_local_id()
         window = self.receive_window if self.delayed_ack else 0
-        self.streams[local_id] = StreamState(local_id, service, receive_window=window)
-        return local_id, P.Packet(P.A_OPEN, local_id, window, service.encode() + b"\0")
+        credit = offer.window if self.delayed_ack else 1
+        self.streams[local_id] = StreamState(
+            local_id,
+            offer.service,
+            phase=StreamPhase.OPEN,
+            remote_id=offer.remote_id,
+            send_credit=credit,
+            receive_window=window,
+        )
+        granted = _U32.pack(window) if self.delayed_ack else b""
+        return local_id, P.Packet(P.A_OKAY, local_id, offer.remote_id, granted)
+
+    @staticmethod
+    def refuse_offer(offer: StreamOffered) -> P.Packet:
+        """The CLSE that turns down a stream the device opened (adb's answer too)."""
+        return P.Packet(P.A_CLSE, 0, offer.remote_id)
 
     def can_write(self, local_id: int) -> bool:
         stream = self._stream(local_id)
@@ -325,6 +367,23 @@ class HostProtocol:
         self.tls = True
         self.state = ConnectionState.AUTHENTICATING
         return [TlsRequested(header.arg0)]
+
+    def _on_open(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
+        self._require_online(header)
+        if header.arg0 == 0:
+            return []  # names no stream to answer; adb drops it too
+        refuse = Reply(P.Packet(P.A_CLSE, 0, header.arg0))
+        if not self.delayed_ack and header.arg1 != 0:
+            return [refuse]  # a window without delayed_ack: adb refuses it
+        raw = bytes(payload)
+        raw = raw[:-1] if raw.endswith(b"\0") else raw
+        try:
+            service = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return [refuse]
+        if not service or "\0" in service or header.arg1 > 0x7FFFFFFF:
+            return [refuse]
+        return [StreamOffered(header.arg0, header.arg1, service)]
 
     def _on_okay(self, header: P.Header, payload: bytes | bytearray | memoryview) -> list[Event]:
         self._require_online(header)

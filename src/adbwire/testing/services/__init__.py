@@ -7,7 +7,16 @@ happens here, before the OKAY, exactly as adbd does it.
 
 from __future__ import annotations
 
-from adbwire.testing.services import adbd, bench, forward, framebuffer, install, shell, sync
+from adbwire.testing.services import (
+    adbd,
+    bench,
+    forward,
+    framebuffer,
+    install,
+    reverse,
+    shell,
+    sync,
+)
 from adbwire.testing.services.base import ServiceContext, ServiceHandler
 
 __all__ = ["ServiceContext", "ServiceHandler", "open_service"]
@@ -31,6 +40,8 @@ def open_service(name: str, context: ServiceContext) -> ServiceHandler | None:
         return forward.open_tcp(name[len("tcp:") :])
     if name.startswith(("sink:", "source:")):
         return bench.open_bench(name)
+    if name.startswith("reverse:"):
+        return reverse.open_reverse(name[len("reverse:") :], context)
     if name == "framebuffer:":
         return framebuffer.open_framebuffer(context)
     return adbd.open_adbd_service(name, context)

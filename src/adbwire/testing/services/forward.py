@@ -7,19 +7,17 @@ answered, so a closed port is refused with CLSE at once, as adbd does.
 
 from __future__ import annotations
 
-import contextlib
 import socket
-import threading
 from typing import Final
 
 from adbwire.testing.services.base import ServiceHandler
-from adbwire.testing.stream import DeviceStream, StreamClosed
+from adbwire.testing.socket_relay import relay
+from adbwire.testing.stream import DeviceStream
 
 __all__ = ["open_tcp"]
 
 CONNECT_TIMEOUT: Final = 5.0
 LOOPBACK_NAMES: Final = ("localhost", "127.0.0.1")
-RELAY_CHUNK: Final = 256 * 1024
 
 
 def _target_port(spec: str) -> int | None:
@@ -45,47 +43,6 @@ def open_tcp(spec: str) -> ServiceHandler | None:
     target.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def serve(stream: DeviceStream) -> None:
-        pump = threading.Thread(
-            target=_target_to_stream,
-            args=(target, stream),
-            name=f"adbd-sim tcp:{port}",
-            daemon=True,
-        )
-        pump.start()
-        try:
-            stream_to_target(stream, target)
-        finally:
-            with contextlib.suppress(OSError):
-                target.shutdown(socket.SHUT_RDWR)
-            pump.join()
-            target.close()
+        relay(stream, target, f"adbd-sim tcp:{port}")
 
     return serve
-
-
-def stream_to_target(stream: DeviceStream, target: socket.socket) -> None:
-    while True:
-        data = stream.read(RELAY_CHUNK)
-        if not data:
-            return
-        try:
-            target.sendall(data)
-        except OSError:
-            return
-
-
-def _target_to_stream(target: socket.socket, stream: DeviceStream) -> None:
-    while True:
-        try:
-            data = target.recv(RELAY_CHUNK)
-        except OSError:
-            data = b""
-        if not data:
-            break
-        try:
-            stream.write(data)
-        except StreamClosed:
-            break
-    # The target closed: close the stream too, which wakes the reader above.
-    with contextlib.suppress(StreamClosed):
-        stream.close()

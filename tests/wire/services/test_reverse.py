@@ -1,0 +1,207 @@
+"""Reverse forwarding against the simulated device: the device listens, and each connection
+made to it there arrives as a stream the device opens, relayed to a host port."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from adbwire.errors import DeviceCommandError, UsageError
+from adbwire.testing import SimulatedDevice
+from adbwire.wire.connection import Connection
+from adbwire.wire.keys import AdbKey
+from adbwire.wire.services.reconnect import tcp_connection_factory
+from adbwire.wire.services.reverse import ReverseForwarder
+from adbwire.wire.services.shell import run
+from tests.interop.adb_oracle import free_port
+from tests.wire.services.conftest import TEST_TIMEOUTS
+from tests.wire.services.loopback_servers import LoopbackServer, echo, loopback_server, wait_until
+
+WAIT = 15.0
+
+
+@pytest.fixture
+def connection(sim_device: SimulatedDevice, adb_key: AdbKey) -> Iterator[Connection]:
+    connection = tcp_connection_factory(sim_device.serial, [adb_key], timeouts=TEST_TIMEOUTS)()
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def reverser(connection: Connection) -> Iterator[ReverseForwarder]:
+    with ReverseForwarder(connection) as reverses:
+        yield reverses
+
+
+@pytest.fixture
+def echo_server() -> Iterator[LoopbackServer]:
+    with loopback_server(echo) as server:
+        yield server
+
+
+def device_dial(port: int) -> socket.socket:
+    """Connect as an app on the device would (its loopback is this machine's)."""
+    sock = socket.create_connection(("127.0.0.1", port), timeout=WAIT)
+    sock.settimeout(WAIT)
+    return sock
+
+
+def echo_through(port: int, payload: bytes) -> bytes:
+    with device_dial(port) as sock:
+        sender = threading.Thread(target=sock.sendall, args=(payload,))
+        sender.start()
+        received = bytearray()
+        while len(received) < len(payload):
+            chunk = sock.recv(256 * 1024)
+            if not chunk:
+                break
+            received += chunk
+        sender.join(WAIT)
+        return bytes(received)
+
+
+def test_a_device_connection_reaches_the_host_port(
+    reverser: ReverseForwarder, echo_server: LoopbackServer
+) -> None:
+    device_port = free_port()
+    remote = reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    assert remote == f"tcp:{device_port}"
+    payload = os.urandom(3 * 1024 * 1024 + 17)
+    received = echo_through(device_port, payload)
+    assert hashlib.sha256(received).digest() == hashlib.sha256(payload).digest()
+
+
+def test_many_device_connections_at_once(
+    reverser: ReverseForwarder, echo_server: LoopbackServer
+) -> None:
+    device_port = free_port()
+    reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    payloads = [os.urandom(200_000) for _ in range(6)]
+    results: list[bytes] = [b""] * len(payloads)
+
+    def one(index: int) -> None:
+        results[index] = echo_through(device_port, payloads[index])
+
+    threads = [threading.Thread(target=one, args=(index,)) for index in range(len(payloads))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT * 2)
+    assert results == payloads
+
+
+def test_tcp_0_reports_the_port_the_device_picked(
+    reverser: ReverseForwarder, echo_server: LoopbackServer
+) -> None:
+    remote = reverser.reverse("tcp:0", f"tcp:{echo_server.port}")
+    port = int(remote.removeprefix("tcp:"))
+    assert port > 0
+    assert echo_through(port, b"picked") == b"picked"
+    assert [entry.remote for entry in reverser.list_reverses()] == [remote]
+
+
+def test_list_and_remove_say_what_adbd_says(
+    reverser: ReverseForwarder, echo_server: LoopbackServer
+) -> None:
+    device_port = free_port()
+    assert reverser.list_reverses() == []
+    reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    (entry,) = reverser.list_reverses()
+    assert entry.remote == f"tcp:{device_port}"
+    assert entry.local == f"tcp:{echo_server.port}"
+    assert entry.transport.startswith("host-")
+    with pytest.raises(DeviceCommandError, match="cannot rebind existing socket"):
+        reverser.reverse(f"tcp:{device_port}", "tcp:1", rebind=False)
+    reverser.remove(f"tcp:{device_port}")
+    assert reverser.list_reverses() == []
+    with pytest.raises(DeviceCommandError, match=f"listener 'tcp:{device_port}' not found"):
+        reverser.remove(f"tcp:{device_port}")
+    with pytest.raises(ConnectionRefusedError):
+        device_dial(device_port).close()
+
+
+def test_the_device_may_open_only_what_was_set_up(
+    connection: Connection, reverser: ReverseForwarder, echo_server: LoopbackServer
+) -> None:
+    """A device that OPENs a host port nobody reversed to is refused (CLSE), and the
+    connection goes on."""
+    device_port = free_port()
+    reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    offer = connection.offer_handler
+    assert offer is not None
+    assert offer(f"tcp:{echo_server.port}") is not None
+    assert offer("tcp:22") is None
+    assert offer(f"tcp:{echo_server.port}\n") is None
+    assert offer("localabstract:x") is None
+
+
+def test_a_refused_stream_closes_the_device_side(
+    connection: Connection, reverser: ReverseForwarder, echo_server: LoopbackServer
+) -> None:
+    """Seen from the device: the host refuses the stream, so the app's connection is closed
+    with nothing relayed, and the link goes on."""
+    device_port = free_port()
+    reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    connection.offer_handler = lambda service: None  # the host now refuses everything
+    with device_dial(device_port) as sock:
+        assert sock.recv(10) == b""
+    assert run(connection, "echo alive").stdout == b"alive\n"
+
+
+def test_the_stream_cap_refuses_extra_streams(
+    connection: Connection, echo_server: LoopbackServer
+) -> None:
+    with ReverseForwarder(connection, max_streams=1) as reverser:
+        device_port = free_port()
+        reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+        with device_dial(device_port) as first:
+            first.sendall(b"one")
+            assert first.recv(3) == b"one"
+            assert reverser.active_streams == 1
+            with device_dial(device_port) as second:
+                assert second.recv(3) == b"", "over the cap: the host refused it"
+            first.sendall(b"again")
+            assert first.recv(5) == b"again"
+
+
+def test_closing_removes_the_device_listeners(
+    connection: Connection, echo_server: LoopbackServer
+) -> None:
+    device_port = free_port()
+    with ReverseForwarder(connection) as reverser:
+        reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    check = ReverseForwarder(connection)
+    assert check.list_reverses() == []
+    check.close()
+
+
+def test_a_lost_connection_drops_the_device_listener(
+    sim_device: SimulatedDevice, adb_key: AdbKey, echo_server: LoopbackServer
+) -> None:
+    device_port = free_port()
+    factory = tcp_connection_factory(sim_device.serial, [adb_key], timeouts=TEST_TIMEOUTS)
+    first = factory()
+    ReverseForwarder(first).reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    first.close()
+    second = factory()
+    try:
+        with ReverseForwarder(second) as check:
+            assert wait_until(lambda: check.list_reverses() == [])
+    finally:
+        second.close()
+
+
+@pytest.mark.parametrize(
+    ("remote", "local"),
+    [("tcp:99999", "tcp:1"), ("udp:1", "tcp:1"), ("tcp:1", "tcp:0"), ("tcp:1", "jdwp:1")],
+)
+def test_bad_specs_are_the_callers_mistake(
+    reverser: ReverseForwarder, remote: str, local: str
+) -> None:
+    with pytest.raises(UsageError):
+        reverser.reverse(remote, local)
