@@ -401,9 +401,7 @@ class Connection:
         if start is not None:
             start()
 
-    def _answer_offer(
-        self, offer: StreamOffered
-    ) -> tuple[P.Packet, Callable[[], None] | None]:
+    def _answer_offer(self, offer: StreamOffered) -> tuple[P.Packet, Callable[[], None] | None]:
         handler = self.offer_handler
         serve = handler(offer.service) if handler is not None and self._failure is None else None
         if serve is None:
