@@ -39,6 +39,7 @@ from adbwire.cli import (
     simulate,
     state,
     tcpip,
+    trace,
     uninstall,
     wait_for,
 )
@@ -76,6 +77,7 @@ COMMANDS = (
     keygen,
     simulate,
     import_capture,
+    trace,
 )
 
 

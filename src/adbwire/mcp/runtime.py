@@ -17,7 +17,7 @@ import logging
 import re
 import time
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import anyio
 import anyio.from_thread
@@ -33,12 +33,15 @@ from adbwire.mcp.results import envelope
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.results.failures import from_exception, output_too_large
 from adbwire.mcp.safety import confirm
-from adbwire.mcp.safety.audit import AuditRecord, now_iso
+from adbwire.mcp.safety.audit import AuditRecord, now_iso, redact_secrets
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.server.app import App
 from adbwire.mcp.server.sessions import client_name, session_token
 from adbwire.wire.aio import run_blocking
 from adbwire.wire.client import AdbClient
+
+if TYPE_CHECKING:
+    from adbwire.mcp.trace.recorder import TracedCall
 
 log = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -57,6 +60,8 @@ class ToolCall:
         self.serial: str | None = None
         self._client: AdbClient | None = None
         self.decision = confirm.Decision.NOT_NEEDED
+        self.trace: TracedCall | None = None
+        """This call's trace step while a trace is recorded (``serve --trace``)."""
 
     @property
     def client(self) -> AdbClient:
@@ -195,6 +200,8 @@ async def invoke(
 ) -> CallToolResult | InputRequiredResult:
     started = time.monotonic()
     call = ToolCall(app, spec, ctx)
+    if app.trace is not None:  # off: this test is all tracing costs
+        call.trace = app.trace.start(call, raw)
     outcome, code = "ok", None
     try:
         output = await _run(call, spec, raw)
@@ -205,6 +212,8 @@ async def invoke(
         outcome, result = "awaiting_confirmation", pending.result
     except anyio.get_cancelled_exc_class():
         _audit(call, raw, started, "cancelled", ErrorCode.CANCELLED.value)
+        if call.trace is not None:
+            call.trace.cancelled()
         raise
     except Exception as exc:
         failure = from_exception(exc)
@@ -216,6 +225,8 @@ async def invoke(
             )
         outcome, code, result = "error", failure.code.value, envelope.failure(failure)
     _audit(call, raw, started, outcome, code)
+    if call.trace is not None:
+        await call.trace.finish(result, outcome)
     return result
 
 
@@ -235,6 +246,8 @@ async def _run(call: ToolCall, spec: ToolSpec, raw: dict[str, Any]) -> ToolOutpu
         if spec.precheck is not None:  # off the event loop: a hostile line costs seconds
             ask_anyway = await anyio.to_thread.run_sync(spec.precheck, args)
         await _confirm(call, spec, args, ask_anyway)
+    if call.trace is not None:
+        await call.trace.before()
     return await spec.handler(call, args)
 
 
@@ -286,10 +299,7 @@ def _audit(
         time=now_iso(),
         client=client_name(call.ctx),
         tool=call.spec.name,
-        arguments={
-            key: "<redacted>" if key in call.spec.secret_args else value
-            for key, value in raw.items()
-        },
+        arguments=redact_secrets(raw, call.spec.secret_args),
         device=call.serial,
         outcome=outcome,
         error_code=code,

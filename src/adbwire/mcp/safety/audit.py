@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,6 +55,14 @@ class AuditRecord:
     duration_ms: int
     confirmation: str
     """not_needed, approved, preapproved, declined, cancelled, no_answer, unsupported, timeout."""
+
+
+REDACTED = "<redacted>"
+
+
+def redact_secrets(arguments: Mapping[str, Any], secret: Collection[str]) -> dict[str, Any]:
+    """The arguments with the values of secret ones (typed text, a pairing code) replaced."""
+    return {key: REDACTED if key in secret else value for key, value in arguments.items()}
 
 
 def now_iso() -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from typing import TYPE_CHECKING
 
 from adbwire.mcp.devices import DeviceRegistry
 from adbwire.mcp.registry import ToolSpec
@@ -12,6 +13,9 @@ from adbwire.mcp.safety.audit import AuditLog
 from adbwire.mcp.safety.paths import LocalRoot
 from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.server.sessions import SessionDefaults
+
+if TYPE_CHECKING:
+    from adbwire.mcp.trace.recorder import TraceRecorder
 
 
 @dataclass
@@ -29,6 +33,8 @@ class App:
     services: dict[str, object] = field(default_factory=dict)
     """Long-lived helpers owned by tool families (e.g. the port-forward table)."""
     started: datetime = field(default_factory=lambda: datetime.now(timezone.utc))
+    trace: TraceRecorder | None = None
+    """Records every call into a trace directory (``serve --trace``); None: off."""
 
     @property
     def local_root(self) -> LocalRoot:
@@ -40,3 +46,5 @@ class App:
             if callable(close):
                 close()
         self.devices.close()
+        if self.trace is not None:
+            self.trace.close()

@@ -23,7 +23,7 @@ import contextlib
 import json
 import os
 import warnings
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,6 +67,8 @@ async def serve_session(
     strict: bool = True,
     mode: str = "auto",
     elicitation: ElicitationFnT | None = None,
+    trace: PathLike | None = None,
+    trace_budget: int | None = None,
 ) -> AsyncIterator[Client]:
     """A connected MCP client against ``adbwire serve`` with the same options, in memory.
 
@@ -85,6 +87,8 @@ async def serve_session(
     - `mode`: the MCP client's mode (``auto``: the newest protocol; ``legacy``: a session
       with state, which `select_device` needs).
     - `audit_log`: where the audit lines go (default: none are written).
+    - `trace`: record every call into this new directory (``serve --trace``; view it with
+      ``adbwire trace show``), within `trace_budget` bytes (docs/trace.md).
     """
     if not (simulate or replay is not None or connect):
         raise UsageError("serve_session needs a device: simulate=True, replay=PATH or connect=")
@@ -101,6 +105,8 @@ async def serve_session(
         audit_log=_path(audit_log),
         no_audit=audit_log is None,
         usb=False,
+        trace=_path(trace),
+        trace_budget=trace_budget,
     )
     stack = contextlib.ExitStack()
     app = stack.enter_context(running_app(options, transport="memory"))
@@ -170,13 +176,23 @@ class SessionFactory:
     `serve_session` (`profile`, `allow_destructive`, `local_root`, `mode`, ...).
     """
 
-    def __init__(self, *, record: str | None = None, note: str = "") -> None:
+    def __init__(
+        self,
+        *,
+        record: str | None = None,
+        note: str = "",
+        traces: Callable[[], Path] | None = None,
+    ) -> None:
         self.record = record
         self.note = note
+        self.traces = traces
+        """Gives each session a new trace directory (the plugin's ``--adbwire-trace``)."""
 
     def __call__(
         self, fixture: PathLike | None = None, **options: Any
     ) -> contextlib.AbstractAsyncContextManager[Client]:
+        if self.traces is not None and options.get("trace") is None:
+            options["trace"] = self.traces()
         if fixture is None:
             return serve_session(simulate=True, **options)
         if self.record is None:

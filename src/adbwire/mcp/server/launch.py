@@ -20,6 +20,7 @@ from adbwire.mcp.server.app import App
 from adbwire.mcp.server.server import build_server
 from adbwire.mcp.server.stdio import run_stdio
 from adbwire.mcp.server.usb_source import UsbSource
+from adbwire.mcp.trace import start_trace
 from adbwire.wire.connection import Signer
 from adbwire.wire.keys import load_keys
 from adbwire.wire.recording import ORIGIN_SIMULATED, ReplayKey, wrap_transport
@@ -51,6 +52,10 @@ class ServeOptions:
     http: str | None = None
     show_token: bool = False
     timeouts: Timeouts = field(default_factory=lambda: Timeouts(connect=10.0, auth=600.0))
+    trace: Path | None = None
+    """Record every call into this (new) trace directory (docs/trace.md)."""
+    trace_budget: int | None = None
+    """Bytes the trace may hold (default `writer.DEFAULT_BUDGET_BYTES`)."""
 
 
 def build_policy(options: ServeOptions) -> Policy:
@@ -111,6 +116,10 @@ def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
             registry.refresh()  # devices plugged in now; later ones appear on each refresh
         if audit_path is not None:
             print(f"adbwire: audit log {audit_path}", file=sys.stderr)
+        if options.trace is not None:
+            app.trace = start_trace(options.trace, options.trace_budget, source=transport)
+            shown = f"adbwire trace show {options.trace}"
+            print(f"adbwire: trace {options.trace} (to view it: {shown})", file=sys.stderr)
         yield app
 
 

@@ -1,0 +1,237 @@
+"""Recording tool calls into a trace: the three hooks `mcp/runtime.py` calls when it is on.
+
+    call.trace = app.trace.start(call, raw)     # as the call arrives: its number, arguments
+    await call.trace.before()                   # just before the handler: the screen
+    await call.trace.finish(result, outcome)    # after: the screen again, then the record
+
+With tracing off `app.trace` is None and the runtime skips all three. With it on, calls that
+change what the screen shows (`shows_screen`) cost two captures, each downscaled at once;
+encoding and writing happen on the writer's thread. A capture that fails or takes longer
+than `CAPTURE_TIMEOUT` leaves the step without that screen, never fails the call.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import io
+import logging
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from mcp_types import CallToolResult, ImageContent, TextContent
+from PIL import Image
+
+from adbwire.device.screen import capture
+from adbwire.device.screen.history import ScreenHistory
+from adbwire.device.ui import compact_tree
+from adbwire.errors import AdbwireError
+from adbwire.mcp.safety.audit import now_iso, redact_secrets, shorten_arguments
+from adbwire.mcp.safety.policy import Risk
+from adbwire.mcp.trace import extract
+from adbwire.mcp.trace.writer import Shot, TraceWriter
+from adbwire.wire.aio import run_blocking
+from adbwire.wire.client import AdbClient
+
+if TYPE_CHECKING:
+    from mcp_types import InputRequiredResult
+
+    from adbwire.mcp.runtime import ToolCall
+
+log = logging.getLogger(__name__)
+CAPTURE_TIMEOUT = 5.0
+SHOT_EDGE = 480
+"""Long edge of a kept screen, in pixels: enough to see what happened, small to keep."""
+MAX_IMAGE_BYTES = 8 * 1024 * 1024
+NO_SCREEN_FAMILIES = frozenset(
+    {
+        "devices",
+        "files",
+        "forwards",
+        "install",
+        "logs",
+        "packages",
+        "properties",
+        "shell",
+        "wireless",
+    }
+)
+NO_SCREEN_TOOLS = frozenset({"reboot"})
+
+
+def shows_screen(call: ToolCall) -> bool:
+    """Whether a call is an action on what the screen shows (its trace step gets the
+    screen before and after)."""
+    spec = call.spec
+    return (
+        spec.risk is not Risk.READ
+        and spec.needs_device
+        and spec.family not in NO_SCREEN_FAMILIES
+        and spec.name not in NO_SCREEN_TOOLS
+    )
+
+
+class TraceRecorder:
+    """One trace for a server's (or a session's) lifetime."""
+
+    def __init__(self, writer: TraceWriter) -> None:
+        self.writer = writer
+
+    @property
+    def directory(self) -> Path:
+        return self.writer.directory
+
+    def start(self, call: ToolCall, raw: dict[str, Any]) -> TracedCall:
+        return TracedCall(self.writer, call, raw)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+class TracedCall:
+    """One call being recorded."""
+
+    def __init__(self, writer: TraceWriter, call: ToolCall, raw: dict[str, Any]) -> None:
+        self._writer = writer
+        self._call = call
+        self._started = time.monotonic()
+        self._overhead = 0.0
+        spec = call.spec
+        self._secrets = extract.secret_values(raw, spec.secret_args)
+        self._record: dict[str, Any] = {
+            "kind": "step",
+            "index": writer.next_index(),
+            "tool": spec.name,
+            "risk": spec.risk.value,
+            "arguments": shorten_arguments(redact_secrets(raw, spec.secret_args)),
+            "started": now_iso(),
+        }
+        self._shots: dict[str, Shot] = {}
+        self._missing: dict[str, str] = {}
+        self._acting = False
+        self._tree_before: object = None
+
+    async def before(self) -> None:
+        """The screen as the action finds it (only for calls that act on the screen)."""
+        if not shows_screen(self._call) or self._call.serial is None:
+            return
+        began = time.monotonic()
+        self._acting = True
+        try:
+            self._tree_before = _history(self._call).tree(self._call.serial)
+            await self._take("before")
+        except Exception:  # tracing must never fail the call it watches
+            log.exception("trace: the screen before %s was not recorded", self._call.spec.name)
+        self._overhead += time.monotonic() - began
+
+    async def finish(self, result: CallToolResult | InputRequiredResult, outcome: str) -> None:
+        """Describe the finished call, take the screen after an action, hand it to the writer."""
+        began = time.monotonic()
+        record = self._record
+        record["duration_ms"] = round((began - self._started - self._overhead) * 1000)
+        record["device"] = self._call.serial
+        record["outcome"] = outcome
+        try:
+            if isinstance(result, CallToolResult):
+                await self._describe(result)
+            if self._acting:
+                await self._take("after")
+        except Exception:
+            log.exception("trace: the result of %s was not fully recorded", self._call.spec.name)
+        self._overhead += time.monotonic() - began
+        record["trace_ms"] = round(self._overhead * 1000)
+        await anyio.to_thread.run_sync(self._submit)
+
+    def cancelled(self) -> None:
+        """The call was cancelled: what is known so far, without waiting for anything."""
+        record = self._record
+        record["duration_ms"] = round((time.monotonic() - self._started) * 1000)
+        record["device"] = self._call.serial
+        record["outcome"] = "cancelled"
+        self._submit()
+
+    # ------------------------------------------------------------------ the parts
+
+    def _submit(self) -> None:
+        if self._missing:
+            self._record["screens"] = {k: {"missing": v} for k, v in self._missing.items()}
+        self._writer.submit(self._record, self._shots)
+
+    async def _describe(self, result: CallToolResult) -> None:
+        record = self._record
+        structured = dict(result.structured_content or {})
+        text = next((b.text for b in result.content if isinstance(b, TextContent)), "")
+        record["summary"] = text.split("\n", 1)[0][: extract.MAX_STRING]
+        error = structured.get("error") if result.is_error else None
+        data = {} if result.is_error else structured
+        if isinstance(error, dict):
+            record["error"] = extract.bounded(error)
+        else:
+            record["result"] = extract.bounded(data)
+        record["crash"] = extract.crashed(error if isinstance(error, dict) else None, data)
+        found = extract.target(data)
+        if found is not None:
+            record["target"] = found
+        lines = extract.log_slice(data)
+        if lines is not None:
+            record["log"] = lines
+        serial = self._call.serial
+        tree = _history(self._call).tree(serial) if self._acting and serial else None
+        if tree is not None and tree is not self._tree_before:
+            record["tree"] = compact_tree(tree)[: extract.MAX_TREE]
+        for key in ("summary", "error", "result", "target", "log", "tree"):
+            if key in record:
+                record[key] = extract.scrub(record[key], self._secrets)
+        image = next((b for b in result.content if isinstance(b, ImageContent)), None)
+        if image is not None and "after" not in self._shots:
+            shot = await anyio.to_thread.run_sync(_shot_from_image, image.data)
+            if shot is not None:
+                self._shots["after"] = shot
+
+    async def _take(self, moment: str) -> None:
+        client = self._call.client
+        try:
+            with anyio.fail_after(CAPTURE_TIMEOUT):
+                self._shots[moment] = await run_blocking(_grab, client)
+        except TimeoutError:
+            self._missing[moment] = f"no screen within {CAPTURE_TIMEOUT:g} s"
+        except AdbwireError as exc:
+            self._missing[moment] = f"no screen: {str(exc)[:200]}"
+        else:
+            self._missing.pop(moment, None)
+
+
+def _history(call: ToolCall) -> ScreenHistory:
+    found = call.app.services.get("screen_history")
+    return found if isinstance(found, ScreenHistory) else ScreenHistory()
+
+
+def _grab(client: AdbClient) -> Shot:
+    frame = capture(client)
+    return Shot(downscale(frame.image), frame.width, frame.height)
+
+
+def downscale(image: Image.Image) -> Image.Image:
+    """The image with its long edge at most `SHOT_EDGE`, by an integer box reduction (a few
+    milliseconds for a phone's screen, where a resampling filter takes tens)."""
+    factor = -(-max(image.size) // SHOT_EDGE)
+    return image.reduce(factor) if factor > 1 else image.copy()
+
+
+def _shot_from_image(data: str) -> Shot | None:
+    """The screen a screenshot tool answered with (no second capture)."""
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) > MAX_IMAGE_BYTES:
+        return None
+    try:
+        with Image.open(io.BytesIO(raw), formats=["PNG", "JPEG", "WEBP"]) as image:
+            image.draft("RGB", (SHOT_EDGE, SHOT_EDGE))
+            rgb = image.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError):
+        return None
+    return Shot(downscale(rgb), rgb.width, rgb.height)

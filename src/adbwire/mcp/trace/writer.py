@@ -1,0 +1,221 @@
+"""Writing a trace: a private directory, one JSON line per call, screenshots within a budget.
+
+The tool call only hands its record over (`TraceWriter.submit`); one writer thread encodes the
+screenshots, writes them (under a temporary name, then renamed), appends the line and keeps
+the directory under its size budget, dropping the oldest screenshots first. When even the
+lines no longer fit, further calls are counted, not written, and the count closes the file.
+Nothing here may fail a tool call: a disk error is logged once and ends the recording.
+"""
+
+from __future__ import annotations
+
+import collections
+import io
+import json
+import logging
+import os
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, features
+
+from adbwire.errors import UsageError
+from adbwire.mcp.safety.audit import now_iso
+from adbwire.mcp.trace.format import FORMAT, SHOTS_DIR, TRACE_FILE, VERSION, shot_name
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BUDGET_BYTES = 100 * 1024 * 1024
+MIN_BUDGET_BYTES = 64 * 1024
+END_RESERVE = 256
+"""Bytes kept for the closing line, whatever the steps used."""
+QUEUE_SIZE = 16
+"""Calls waiting for the writer thread; a full queue makes the next call wait (bounded memory)."""
+WEBP_QUALITY = 70
+CLOSE_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class Shot:
+    """A screen, already downscaled, and the device size it came from."""
+
+    image: Image.Image
+    device_width: int
+    device_height: int
+
+
+@dataclass
+class _Job:
+    record: dict[str, Any]
+    shots: dict[str, Shot]
+
+
+class TraceWriter:
+    """Writes one trace into `directory` (created 0700; refused if it already holds one)."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        budget_bytes: int = DEFAULT_BUDGET_BYTES,
+        source: str = "api",
+        title: str | None = None,
+    ) -> None:
+        if budget_bytes < MIN_BUDGET_BYTES:
+            raise UsageError(f"a trace budget must be at least {MIN_BUDGET_BYTES} bytes")
+        self.directory = directory
+        self.budget_bytes = budget_bytes
+        self.extension = "webp" if features.check("webp") else "png"
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            raise UsageError(f"{directory} is not an empty directory; give a new one for the trace")
+        _make_private_dir(directory)
+        _make_private_dir(directory / SHOTS_DIR)
+        self._used = 0
+        self._shots: collections.deque[tuple[Path, int]] = collections.deque()
+        self._steps = 0
+        self.dropped_steps = 0
+        self._broken = False
+        self._index = 0
+        self._index_lock = threading.Lock()
+        self._closed = False
+        header = {
+            "format": FORMAT,
+            "version": VERSION,
+            "created": now_iso(),
+            "source": source,
+            "title": title,
+            "budget_bytes": budget_bytes,
+        }
+        self._append(header)
+        self._queue: queue.Queue[_Job | None] = queue.Queue(QUEUE_SIZE)
+        self._thread = threading.Thread(target=self._work, name="adbwire-trace", daemon=True)
+        self._thread.start()
+
+    @property
+    def used_bytes(self) -> int:
+        """Bytes the trace holds now (its lines and the screenshots still kept)."""
+        return self._used
+
+    def next_index(self) -> int:
+        """The number of the next call, in the order calls arrive (from 1)."""
+        with self._index_lock:
+            self._index += 1
+            return self._index
+
+    def submit(self, record: dict[str, Any], shots: dict[str, Shot]) -> None:
+        """Queue a finished call (`record` gets its ``screens`` when written); blocks while
+        the queue is full."""
+        if not self._closed:
+            self._queue.put(_Job(record, shots))
+
+    def flush(self) -> None:
+        """Wait until every call submitted so far is on disk."""
+        self._queue.join()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._queue.put(None)
+        self._thread.join(CLOSE_TIMEOUT)
+        if self._thread.is_alive():  # pragma: no cover - a disk that hangs for 30 s
+            log.error("the trace writer did not finish within %s s", CLOSE_TIMEOUT)
+            return
+        self._append({"kind": "end", "steps": self._steps, "dropped_steps": self.dropped_steps})
+
+    # ------------------------------------------------------------------ writer thread
+
+    def _work(self) -> None:
+        while True:
+            job = self._queue.get()
+            try:
+                if job is None:
+                    return
+                if not self._broken:
+                    self._write(job)
+            except Exception:  # a trace must never take the server down
+                log.exception("trace recording stopped: writing %s failed", self.directory)
+                self._broken = True
+            finally:
+                self._queue.task_done()
+
+    def _write(self, job: _Job) -> None:
+        record = job.record
+        screens: dict[str, Any] = dict(record.get("screens") or {})
+        for moment, shot in job.shots.items():
+            screens[moment] = self._store_shot(int(record["index"]), moment, shot)
+        if screens:
+            record["screens"] = screens
+        line = _line(record)
+        self._make_room(len(line) + END_RESERVE)
+        if self._used + len(line) + END_RESERVE > self.budget_bytes:
+            self.dropped_steps += 1
+            return
+        self._append_line(line)
+        self._steps += 1
+
+    def _store_shot(self, index: int, moment: str, shot: Shot) -> dict[str, Any]:
+        data = _encode(shot.image, self.extension)
+        name = shot_name(index, moment, self.extension)
+        self._make_room(len(data) + END_RESERVE)
+        if self._used + len(data) + END_RESERVE > self.budget_bytes:
+            return {"missing": "larger than what is left of the trace budget"}
+        path = self.directory / name
+        partial = path.with_name("." + path.name + ".partial")
+        _write_all(partial, data, os.O_TRUNC)
+        os.replace(partial, path)
+        self._shots.append((path, len(data)))
+        self._used += len(data)
+        return {
+            "file": name,
+            "width": shot.image.width,
+            "height": shot.image.height,
+            "device_width": shot.device_width,
+            "device_height": shot.device_height,
+        }
+
+    def _make_room(self, needed: int) -> None:
+        """Drop the oldest screenshots until `needed` more bytes fit (or none is left)."""
+        while self._shots and self._used + needed > self.budget_bytes:
+            path, size = self._shots.popleft()
+            path.unlink(missing_ok=True)
+            self._used -= size
+
+    def _append(self, record: dict[str, Any]) -> None:
+        self._append_line(_line(record))
+
+    def _append_line(self, line: bytes) -> None:
+        _write_all(self.directory / TRACE_FILE, line, os.O_APPEND)
+        self._used += len(line)
+
+
+def _line(record: dict[str, Any]) -> bytes:
+    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
+    return (text + "\n").encode("utf-8")
+
+
+def _encode(image: Image.Image, extension: str) -> bytes:
+    buffer = io.BytesIO()
+    if extension == "webp":
+        image.save(buffer, "WEBP", quality=WEBP_QUALITY, method=0)
+    else:
+        image.save(buffer, "PNG", compress_level=1)
+    return buffer.getvalue()
+
+
+def _write_all(path: Path, data: bytes, mode: int) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | mode, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _make_private_dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)  # an existing empty directory keeps its mode otherwise
