@@ -1,5 +1,5 @@
 """adb's other commands on the command line (#17): get-state & co, connect/disconnect,
-wait-for-*, logcat, reverse, remount, "did you mean", Ctrl-C and connection-error wording."""
+wait-for-*, logcat, remount, "did you mean", Ctrl-C and connection-error wording."""
 
 from __future__ import annotations
 
@@ -160,7 +160,8 @@ def test_wait_for_an_unknown_state_suggests_the_right_form(
     assert "did you mean 'wait-for-device'?" in capsys.readouterr().err
 
 
-# ---------------------------------------------------------------- logcat, reverse, remount
+# ---------------------------------------------------------------- logcat, remount
+# (reverse: tests/test_cli_reverse.py)
 
 
 def test_logcat_passes_its_arguments_through(adbwire: Run, sim_device: SimulatedDevice) -> None:
@@ -182,15 +183,6 @@ def test_logcat_exits_with_logcats_status(adbwire: Run, sim_device: SimulatedDev
 def test_logcat_help_is_ours(adbwire: Run) -> None:
     status, out, _ = adbwire("logcat", "--help")
     assert status == 0 and out.startswith("usage: adbwire logcat")
-
-
-def test_reverse_explains_why_nothing_is_listed(adbwire: Run) -> None:
-    status, out, err = adbwire("reverse", "--list")
-    assert (status, out) == (0, "") and "no background server" in err
-    status, _, err = adbwire("reverse", "tcp:8081", "tcp:8081")
-    assert status == 1 and "cannot relay reverse forwards yet" in err
-    assert adbwire("reverse", "--remove", "tcp:1")[0] == 1
-    assert adbwire("reverse", "udp:1", "tcp:1")[0] == 2
 
 
 def test_remount_reports_the_device_refusal(adbwire: Run, sim_device: SimulatedDevice) -> None:

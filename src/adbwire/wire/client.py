@@ -26,6 +26,7 @@ from adbwire.wire.services.control import AdbdRestart, RebootMode
 from adbwire.wire.services.forward import Forward, PortForwarder
 from adbwire.wire.services.install_result import InstallOptions, InstallResult, UninstallResult
 from adbwire.wire.services.reconnect import tcp_connection_factory
+from adbwire.wire.services.reverse import ReverseForwarder, ReverseListing
 from adbwire.wire.services.shell import ShellProcess, ShellResult
 from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
 from adbwire.wire.stream import Stream
@@ -45,6 +46,7 @@ class AdbClient:
         self.reconnect = reconnect
         """Opens a fresh connection to the same device (after adbd restarts); None if unknown."""
         self._forwarder: PortForwarder | None = None
+        self._reverser: ReverseForwarder | None = None
 
     @classmethod
     def connect(
@@ -297,6 +299,24 @@ class AdbClient:
     def forwards(self) -> list[Forward]:
         return [] if self._forwarder is None else self._forwarder.list_forwards()
 
+    def reverse(self, remote: str, local: str, *, rebind: bool = True) -> str:
+        """Have the device listen on `remote` and relay its connections to `local`
+        (tcp:PORT on this host) while this client lives; returns the device-side spec
+        (`tcp:0` becomes the port the device picked)."""
+        return self._reverses().reverse(remote, local, rebind=rebind)
+
+    def reverses(self) -> list[ReverseListing]:
+        """The device's reverse listeners, as it lists them for this connection."""
+        return self._reverses().list_reverses()
+
+    def remove_reverse(self, remote: str) -> None:
+        self._reverses().remove(remote)
+
+    def _reverses(self) -> ReverseForwarder:
+        if self._reverser is None:
+            self._reverser = ReverseForwarder(self.connection)
+        return self._reverser
+
     # ----------------------------------------------------------- device control
 
     def reboot(self, mode: RebootMode | str = RebootMode.SYSTEM) -> str:
@@ -333,6 +353,9 @@ class AdbClient:
         if self._forwarder is not None:
             self._forwarder.close()
             self._forwarder = None
+        if self._reverser is not None:
+            self._reverser.close()
+            self._reverser = None
 
     def close(self) -> None:
         self._close_forwards()

@@ -205,3 +205,23 @@ def test_bad_specs_are_the_callers_mistake(
 ) -> None:
     with pytest.raises(UsageError):
         reverser.reverse(remote, local)
+
+
+def test_closing_removes_only_this_forwarders_listeners(
+    sim_device: SimulatedDevice, adb_key: AdbKey, echo_server: LoopbackServer
+) -> None:
+    """adbd keeps one table for every connection: closing must not take others' listeners."""
+    factory = tcp_connection_factory(sim_device.serial, [adb_key], timeouts=TEST_TIMEOUTS)
+    mine, theirs = factory(), factory()
+    try:
+        their_port = free_port()
+        with ReverseForwarder(theirs) as other:
+            other.reverse(f"tcp:{their_port}", f"tcp:{echo_server.port}")
+            with ReverseForwarder(mine) as reverser:
+                reverser.reverse(f"tcp:{free_port()}", f"tcp:{echo_server.port}")
+                assert len(reverser.list_reverses()) == 2
+            assert [entry.remote for entry in other.list_reverses()] == [f"tcp:{their_port}"]
+            assert echo_through(their_port, b"still there") == b"still there"
+    finally:
+        mine.close()
+        theirs.close()

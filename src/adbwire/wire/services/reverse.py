@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_STREAMS = 64
 CONNECT_SECONDS = 5.0
+CHECK_SECONDS = 0.5
 MAX_REPLY = 64 * 1024
 """The longest status message or listing we read from the device."""
 
@@ -85,6 +86,7 @@ class ReverseForwarder:
         """Device-side spec (as the device reports it) -> the host spec it reaches."""
         self._relays: set[Relay] = set()
         self._closed = False
+        self._done = threading.Event()
         connection.offer_handler = self._offer
 
     # ----------------------------------------------------------- requests to adbd
@@ -197,6 +199,19 @@ class ReverseForwarder:
         with self._lock:
             return len(self._relays)
 
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the connection ends or this forwarder is closed (True), or until
+        `timeout` passes (False). A lost connection is noticed within half a second."""
+        deadline = Deadline(timeout, "waiting for the reverse forwards to end")
+        while self.connection.failure is None:
+            remaining = deadline.remaining()
+            if remaining is not None and remaining <= 0:
+                return False
+            step = CHECK_SECONDS if remaining is None else min(remaining, CHECK_SECONDS)
+            if self._done.wait(step):
+                break
+        return True
+
     # ----------------------------------------------------------- closing
 
     def close(self) -> None:
@@ -205,14 +220,17 @@ class ReverseForwarder:
             if self._closed:
                 return
             self._closed = True
-            had_listeners = bool(self._destinations)
+            self._done.set()
+            ours = list(self._destinations)
             self._destinations.clear()
             relays = list(self._relays)
         if self.connection.offer_handler == self._offer:
             self.connection.offer_handler = None
-        if had_listeners and self.connection.failure is None:
+        for remote in ours:  # only ours: adbd's table also holds other connections' ones
+            if self.connection.failure is not None:
+                break
             with contextlib.suppress(AdbwireError):
-                self._request("killforward-all")
+                self._request(f"killforward:{remote}")
         for relay in relays:
             relay.close()
         for relay in relays:
