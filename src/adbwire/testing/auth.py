@@ -92,10 +92,6 @@ class KeyStore:
             self._authorized[_key_id(key_text)] = key
             self._pending.pop(_key_id(key_text), None)
 
-    def revoke_all(self) -> None:
-        with self._lock:
-            self._authorized.clear()
-
     def is_authorized(self, key_text: str) -> bool:
         with self._lock:
             return _key_id(key_text) in self._authorized

@@ -18,7 +18,6 @@ from adbwire.wire.recording.events import (
     FORMAT_VERSION,
     Call,
     Close,
-    Data,
     End,
     Event,
     FixtureHeader,
@@ -204,8 +203,3 @@ def load_fixture(path: str | os.PathLike[str]) -> Fixture:
             stacklevel=2,
         )
     return Fixture(path, header, tuple(events), consistency.ended)
-
-
-def data_events(fixture: Fixture) -> list[tuple[int, Data]]:
-    """(line, event) of every data event, in file order (used by tools and tests)."""
-    return [(item.line, item.event) for item in fixture.events if isinstance(item.event, Data)]

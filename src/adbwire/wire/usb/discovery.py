@@ -108,10 +108,6 @@ class UsbDeviceInfo:
         return f"{self.vendor_id:04x}:{self.product_id:04x}"
 
     @property
-    def vendor_name(self) -> str | None:
-        return ANDROID_VENDORS.get(self.vendor_id)
-
-    @property
     def has_adb(self) -> bool:
         return self.interface is not None
 

@@ -76,11 +76,6 @@ class ResponseParser:
         """Bytes fed but not yet turned into events."""
         return self._buffered
 
-    @property
-    def in_data(self) -> bool:
-        """True in the middle of a DATA payload."""
-        return self._data_left > 0
-
     def feed(self, data: bytes | bytearray | memoryview) -> None:
         if data:
             self._chunks.append(memoryview(data).cast("B"))
