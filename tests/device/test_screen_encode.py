@@ -22,11 +22,28 @@ def flat(width: int, height: int) -> Image.Image:
     return Image.new("RGB", (width, height), (240, 240, 245))
 
 
-def test_a_flat_screen_stays_png_and_is_only_scaled_to_the_edge() -> None:
+def test_a_flat_screen_stays_png_and_is_only_halved() -> None:
     encoded = fit(flat(1080, 2400), Budget())
     assert encoded.format == "png" and encoded.quality is None
-    assert (encoded.width, encoded.height) == (576, 1280)
+    assert (encoded.width, encoded.height) == (540, 1200)  # 1280 / 2 keeps 94 % of the edge
     assert encoded.data.startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("max_edge", "size"),
+    [
+        (1280, (540, 1200)),  # halved: within KEEP of the edge
+        (800, (360, 800)),  # a third: exactly the edge
+        (1100, (495, 1100)),  # a third would leave 800 of 1100: halved, then resampled
+        (2400, (1080, 2400)),  # as it is
+        (4000, (1080, 2400)),  # never enlarged
+    ],
+)
+def test_whole_factors_first_resampling_only_for_the_rest(
+    max_edge: int, size: tuple[int, int]
+) -> None:
+    encoded = fit(flat(1080, 2400), Budget(max_edge=max_edge))
+    assert (encoded.width, encoded.height) == size
 
 
 def test_small_images_are_never_enlarged() -> None:

@@ -9,6 +9,9 @@ A frame is the device's word about its own size, so every size is checked agains
 164 KB PNG can claim 13000x13000 pixels (a decompression bomb), a 16-byte raw header can
 claim gigabytes. ``raw_frame_limit`` and ``png_frame_limit`` turn a header into the most
 bytes a well-formed frame of that size can take, so a reader can stop there.
+
+Output may be given as ``bytes`` or as a ``memoryview`` of the buffer it arrived in; a raw
+frame parsed from a view keeps its pixels as a view of that buffer (no copy).
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ class RawFrame:
     bytes_per_pixel: int
     colorspace: str | None
     header_size: int
-    pixels: bytes
+    pixels: bytes | memoryview
 
 
 def check_screen_size(
@@ -75,7 +78,7 @@ def check_screen_size(
         raise output_error(what, f"a {width}x{height} frame has no pixels")
 
 
-def raw_frame_limit(header: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> int:
+def raw_frame_limit(header: bytes | memoryview, max_pixels: int = MAX_SCREEN_PIXELS) -> int:
     """The most bytes raw output starting with ``header`` (at least 12 bytes) may have.
 
     Raises :class:`~adbwire.device.errors.ScreenTooLargeError` past ``max_pixels`` and
@@ -92,7 +95,7 @@ def raw_frame_limit(header: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> int:
 
 
 def parse_raw_screencap(
-    data: bytes, sdk: int | None = None, *, max_pixels: int = MAX_SCREEN_PIXELS
+    data: bytes | memoryview, sdk: int | None = None, *, max_pixels: int = MAX_SCREEN_PIXELS
 ) -> RawFrame:
     """Parse raw ``screencap`` output.
 
@@ -132,7 +135,7 @@ def parse_raw_screencap(
         bytes_per_pixel=bytes_per_pixel,
         colorspace=colorspace,
         header_size=header_size,
-        pixels=bytes(data[header_size:]),
+        pixels=data[header_size:],
     )
 
 
@@ -150,7 +153,8 @@ def raw_frame_is_black(frame: RawFrame, threshold: int = 0) -> bool | None:
         return None
     dark = b"\x00" if frame.pixel_format == 4 else bytes(range(threshold + 1))
     step = frame.bytes_per_pixel
-    return all(not frame.pixels[offset::step].translate(None, dark) for offset in offsets)
+    pixels = memoryview(frame.pixels)
+    return all(not bytes(pixels[offset::step]).translate(None, dark) for offset in offsets)
 
 
 @dataclass(frozen=True)
@@ -164,16 +168,16 @@ class PngInfo:
     interlaced: bool
 
 
-def parse_png_header(data: bytes) -> PngInfo:
+def parse_png_header(data: bytes | memoryview) -> PngInfo:
     """Read width, height and pixel layout from a PNG's IHDR chunk (CRC checked)."""
-    if not data.startswith(_PNG_SIGNATURE):
+    if bytes(data[: len(_PNG_SIGNATURE)]) != _PNG_SIGNATURE:
         raise output_error(_PNG_COMMAND, "not a PNG image", _printable(data[:80]))
     if len(data) < PNG_HEADER_BYTES:
         raise output_error(_PNG_COMMAND, f"PNG cut short ({len(data)} bytes)")
     length, chunk_type = struct.unpack_from(">I4s", data, 8)
     if chunk_type != b"IHDR" or length != 13:
         raise output_error(_PNG_COMMAND, "PNG does not start with an IHDR chunk")
-    body = data[16:29]
+    body = bytes(data[16:29])
     (crc,) = struct.unpack_from(">I", data, 29)
     if zlib.crc32(b"IHDR" + body) != crc:
         raise output_error(_PNG_COMMAND, "PNG header checksum mismatch")
@@ -189,7 +193,7 @@ _PNG_SAMPLES = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}
 _PNG_SLACK = 1 << 20
 
 
-def png_frame_limit(header: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> int:
+def png_frame_limit(header: bytes | memoryview, max_pixels: int = MAX_SCREEN_PIXELS) -> int:
     """The most bytes a PNG starting with ``header`` (at least 33 bytes) may have.
 
     Its filtered rows uncompressed, plus 1/64 for zlib and chunk framing (stored deflate
@@ -210,7 +214,7 @@ def png_frame_limit(header: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> int:
     return rows + rows // 64 + _PNG_SLACK
 
 
-def png_is_black(data: bytes, *, max_pixels: int = MAX_SCREEN_PIXELS) -> bool | None:
+def png_is_black(data: bytes | memoryview, *, max_pixels: int = MAX_SCREEN_PIXELS) -> bool | None:
     """Whether a PNG is entirely black (colour channels all zero, alpha ignored).
 
     No full decode is needed: PNG filters predict a byte from its neighbours in the same
@@ -244,8 +248,8 @@ def png_is_black(data: bytes, *, max_pixels: int = MAX_SCREEN_PIXELS) -> bool | 
     )
 
 
-def _idat_payload(data: bytes) -> bytes:
-    chunks: list[bytes] = []
+def _idat_payload(data: bytes | memoryview) -> bytes:
+    chunks: list[bytes | memoryview] = []
     position = len(_PNG_SIGNATURE)
     while position + 8 <= len(data):
         length, chunk_type = struct.unpack_from(">I4s", data, position)
@@ -260,5 +264,5 @@ def _idat_payload(data: bytes) -> bytes:
     raise output_error(_PNG_COMMAND, "PNG has no IEND chunk (cut short)")
 
 
-def _printable(data: bytes) -> str:
-    return data.decode("ascii", errors="replace")
+def _printable(data: bytes | memoryview) -> str:
+    return bytes(data).decode("ascii", errors="replace")

@@ -1,36 +1,34 @@
 """Capturing the screen binary-safe over ``exec:`` into a host-side image.
 
-Raw ``screencap`` frames are preferred: the device only copies pixels, and the host (Pillow)
-does the encoding, which is faster than the device's PNG encoder. Formats Pillow cannot
-take raw (FP16, 10-bit), or a frame that does not parse, fall back to ``screencap -p``.
-Devices without ``exec:`` are captured over shell v2 (also binary-safe) where offered.
+Two paths (``path_choice`` picks one per device from what each cost there): the raw frame
+(``screencap``: the device only copies pixels; the host maps them into an image without a
+copy or a decode) and the device's PNG (``screencap -p``: fewer bytes on the wire, but the
+device encodes and the host decodes). Formats Pillow cannot take raw (FP16, 10-bit), or a
+frame that does not parse, fall back to ``screencap -p``; a PNG that does not parse falls
+back to the raw frame. Devices without ``exec:`` are captured over shell v2 (also
+binary-safe) where offered.
 
 The device's output is read as it arrives and its header checked first: a frame larger than
 ``max_pixels`` (default ``MAX_SCREEN_PIXELS``) is refused with ``ScreenTooLargeError``
 before anything is decoded, and reading stops with ``OutputTooLargeError`` past the bytes a
 frame of the announced size can take. Pillow only ever sees a PNG whose size passed.
 
-An all-black frame is flagged: that is what a window with FLAG_SECURE (passwords, banking,
-DRM video) gives, and it must not be passed off as the screen.
+Each frame comes with a thumbnail (``scaling``): its fingerprint is what change detection
+compares, and it tells a lit frame from an all-black one, which is what a window with
+FLAG_SECURE (passwords, banking, DRM video) gives and must not be passed off as the screen.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
+import time
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from PIL import Image
 
 from adbwire.device.errors import ScreenTooLargeError
-from adbwire.device.parsers import (
-    RawFrame,
-    parse_png_header,
-    parse_raw_screencap,
-    png_is_black,
-    raw_frame_is_black,
-)
+from adbwire.device.parsers import RawFrame, parse_png_header, parse_raw_screencap
 from adbwire.device.parsers.screencap import (
     MAX_SCREEN_PIXELS,
     PNG_HEADER_BYTES,
@@ -39,30 +37,41 @@ from adbwire.device.parsers.screencap import (
     png_frame_limit,
     raw_frame_limit,
 )
-from adbwire.device.screen.read_frame import FrameReader
+from adbwire.device.screen.path_choice import CapturePath, CapturePaths
+from adbwire.device.screen.read_frame import FrameReader, Output
+from adbwire.device.screen.scaling import Reductions, fingerprint, is_black, rgb
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
 
 Source = Literal["auto", "raw", "png"]
 CAPTURE_TIMEOUT = 60.0
-# Pillow (mode, raw mode) for each screencap pixel format it can read directly.
+# Pillow (mode, raw mode) for each screencap pixel format it can read directly. RGBA_8888
+# and RGBX_8888 are mapped over the buffer as they arrived (alpha is ignored, as it was
+# when converting to RGB); the others are unpacked.
 _RAW_MODES: dict[int, tuple[str, str]] = {
-    1: ("RGBA", "RGBA"),
+    1: ("RGB", "RGBX"),
     2: ("RGB", "RGBX"),
     3: ("RGB", "RGB"),
     4: ("RGB", "BGR;16"),
-    5: ("RGBA", "BGRA"),
+    5: ("RGB", "BGRX"),
 }
 
 
 @dataclass(frozen=True)
 class Frame:
-    """One capture: the picture in RGB, where it came from, and whether it is all black."""
+    """One capture: the picture, where it came from, a thumbnail, whether it is all black."""
 
-    image: Image.Image
+    reductions: Reductions
+    """The full picture (``.image``, RGB or RGBX) and the reductions made of it."""
     source: Literal["raw", "png"]
     black: bool
-    pixels_sha256: str
+    thumbnail: Image.Image
+    fingerprint: str
+    """Hash of the thumbnail's pixels: equal for equal screens, whichever path."""
+
+    @property
+    def image(self) -> Image.Image:
+        return self.reductions.image
 
     @property
     def width(self) -> int:
@@ -73,35 +82,83 @@ class Frame:
         return self.image.height
 
 
+class _Unreadable(Exception):
+    """This path gave output the host cannot turn into a picture (the other path may)."""
+
+    def __init__(self, error: DeviceCommandError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
 def capture(
-    client: AdbClient, source: Source = "auto", *, max_pixels: int = MAX_SCREEN_PIXELS
+    client: AdbClient,
+    source: Source = "auto",
+    *,
+    max_pixels: int = MAX_SCREEN_PIXELS,
+    paths: CapturePaths | None = None,
 ) -> Frame:
-    """Capture the screen; ``source`` forces raw frames or the device's PNG."""
+    """Capture the screen; ``source`` forces raw frames or the device's PNG, ``auto`` takes
+    the path ``paths`` chose for this device (raw without one), the other as fallback."""
     reader = FrameReader(client, CAPTURE_TIMEOUT)
-    if source != "png":
+    if source != "auto":
+        order: list[CapturePath] = [source]
+    else:
+        chosen = paths.choose() if paths is not None else "raw"
+        order = [chosen, _other(chosen)]
+    for path in order:
         try:
-            data = reader.read(
+            image = _read(reader, path, max_pixels, paths)
+        except _Unreadable as unreadable:
+            if path == order[-1]:
+                raise unreadable.error from None
+            continue
+        return _frame(image, path)
+    raise AssertionError("unreachable: the last path raises")
+
+
+def _other(path: CapturePath) -> CapturePath:
+    return "png" if path == "raw" else "raw"
+
+
+def _read(
+    reader: FrameReader, path: CapturePath, max_pixels: int, paths: CapturePaths | None
+) -> Image.Image:
+    """The frame over one path as an RGB(X) image, its cost recorded in ``paths``."""
+    started = time.monotonic()
+    try:
+        if path == "raw":
+            output = reader.read(
                 [], RAW_HEADER_BYTES, lambda header: raw_frame_limit(header, max_pixels)
             )
-            frame = parse_raw_screencap(data, max_pixels=max_pixels)
-        except ScreenTooLargeError:
-            raise  # the PNG of the same screen is just as large
-        except DeviceCommandError:
-            if source == "raw":
-                raise
-        else:
+            frame = parse_raw_screencap(output.data, max_pixels=max_pixels)
             image = frame_image(frame)
-            if image is not None:
-                return _frame(image, "raw", raw_frame_is_black(frame))
-            if source == "raw":
-                raise DeviceCommandError(
-                    f"screencap: pixel format {frame.format_name} cannot be read raw; use png"
+            if image is None:
+                if paths is not None:
+                    paths.raw_unreadable()
+                raise _Unreadable(
+                    DeviceCommandError(
+                        f"screencap: pixel format {frame.format_name} cannot be read raw; use png"
+                    )
                 )
-    png = reader.read(["-p"], PNG_HEADER_BYTES, lambda header: png_frame_limit(header, max_pixels))
-    return _frame(decode_png(png, max_pixels), "png", _png_black(png, max_pixels))
+        else:
+            output = reader.read(
+                ["-p"], PNG_HEADER_BYTES, lambda header: png_frame_limit(header, max_pixels)
+            )
+            image = rgb(decode_png(output.data, max_pixels))
+    except ScreenTooLargeError:
+        raise  # the other path's frame of the same screen is just as large
+    except DeviceCommandError as exc:
+        raise _Unreadable(exc) from None
+    if paths is not None:
+        _record(paths, path, output, time.monotonic() - started)
+    return image
 
 
-def decode_png(png: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
+def _record(paths: CapturePaths, path: CapturePath, output: Output, seconds: float) -> None:
+    paths.record(path, seconds, len(output.data), output.transfer_seconds)
+
+
+def decode_png(png: bytes | memoryview, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
     """The PNG as a Pillow image, its size checked from the IHDR before Pillow sees it, and
     again (as Pillow reads it) before Pillow decodes a pixel.
 
@@ -113,7 +170,7 @@ def decode_png(png: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
     try:
         image = Image.open(io.BytesIO(png), formats=["PNG"])
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
-        said = png[:120].decode("ascii", errors="replace").strip()
+        said = bytes(png[:120]).decode("ascii", errors="replace").strip()
         raise DeviceCommandError(f"screencap -p: not a readable image ({exc}); {said}") from None
     check_screen_size("screencap -p", image.width, image.height, max_pixels)
     try:
@@ -124,26 +181,19 @@ def decode_png(png: bytes, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
 
 
 def frame_image(frame: RawFrame) -> Image.Image | None:
-    """The frame as a Pillow image, or None for formats Pillow cannot take raw."""
+    """The frame as a Pillow image (RGB, or RGBX over the frame's own buffer), or None for
+    formats Pillow cannot take raw."""
     modes = _RAW_MODES.get(frame.pixel_format)
     if modes is None:
         return None
     mode, raw_mode = modes
     size = (frame.width, frame.height)
-    return Image.frombuffer(mode, size, frame.pixels, "raw", raw_mode, 0, 1)
+    pixels = cast(bytes, frame.pixels)  # any buffer will do; Pillow's stubs name a few
+    return Image.frombuffer(mode, size, pixels, "raw", raw_mode, 0, 1)
 
 
-def _frame(image: Image.Image, source: Literal["raw", "png"], black: bool | None) -> Frame:
-    rgb = image.convert("RGB")
-    if black is None:  # the parsers could not tell for this layout: look at the pixels
-        extrema = rgb.getextrema()  # one (low, high) pair per band for an RGB image
-        black = all(band[1] == 0 for band in extrema if isinstance(band, tuple))
-    sha = hashlib.sha256(rgb.tobytes()).hexdigest()
-    return Frame(rgb, source, black, sha)
-
-
-def _png_black(png: bytes, max_pixels: int) -> bool | None:
-    try:
-        return png_is_black(png, max_pixels=max_pixels)
-    except DeviceCommandError:
-        return None
+def _frame(image: Image.Image, source: CapturePath) -> Frame:
+    reductions = Reductions(image)
+    thumbnail = reductions.thumbnail()
+    black = is_black(reductions, thumbnail)
+    return Frame(reductions, source, black, thumbnail, fingerprint(thumbnail))

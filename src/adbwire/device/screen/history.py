@@ -1,9 +1,12 @@
 """Per-device memory of what an agent last saw: the last screenshot and the last UI tree.
 
-``changed`` compares the whole captured frame with the previous capture of the same device
-(whatever crop or size was asked for). The mapping turns a point in the last screenshot
-back into device pixels: ``device = origin + image / scale``. The last UI tree lets an
-action refuse an element id that was read from a screen that has since changed.
+``changed`` compares the whole captured frame's thumbnail (``scaling``: 8x8-pixel blocks
+averaged) with the previous capture of the same device, whatever crop or size was asked
+for: a change smaller than moving one block's average by a level goes unnoticed. Only the
+thumbnail is kept, never a frame. The mapping turns a point in the last screenshot back
+into device pixels: ``device = origin + image / scale``. The last UI tree lets an action
+refuse an element id that was read from a screen that has since changed. Each device's
+``CapturePaths`` remembers which capture path is fastest there.
 """
 
 from __future__ import annotations
@@ -11,7 +14,10 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from PIL import Image
+
 from adbwire.device.parsers import UiHierarchy
+from adbwire.device.screen.path_choice import CapturePaths
 from adbwire.errors import UsageError
 
 
@@ -45,17 +51,30 @@ class ScreenHistory:
     """Thread-safe, keyed by device serial."""
 
     def __init__(self) -> None:
-        self._pixels: dict[str, str] = {}
+        self._fingerprints: dict[str, str] = {}
+        self._thumbnails: dict[str, Image.Image] = {}
         self._mappings: dict[str, Mapping] = {}
         self._trees: dict[str, UiHierarchy] = {}
+        self._paths: dict[str, CapturePaths] = {}
         self._lock = threading.Lock()
 
-    def record(self, serial: str, pixels_sha256: str) -> bool | None:
+    def record(self, serial: str, fingerprint: str, thumbnail: Image.Image) -> bool | None:
         """Remember a capture; whether it differs from the previous one (None: first)."""
         with self._lock:
-            previous = self._pixels.get(serial)
-            self._pixels[serial] = pixels_sha256
-        return None if previous is None else previous != pixels_sha256
+            previous = self._fingerprints.get(serial)
+            self._fingerprints[serial] = fingerprint
+            self._thumbnails[serial] = thumbnail
+        return None if previous is None else previous != fingerprint
+
+    def thumbnail(self, serial: str) -> Image.Image | None:
+        """The thumbnail of this device's last capture (None: none yet)."""
+        with self._lock:
+            return self._thumbnails.get(serial)
+
+    def capture_paths(self, serial: str) -> CapturePaths:
+        """What each capture path cost on this device (created on first use)."""
+        with self._lock:
+            return self._paths.setdefault(serial, CapturePaths())
 
     def set_mapping(self, serial: str, mapping: Mapping) -> None:
         with self._lock:
@@ -76,6 +95,8 @@ class ScreenHistory:
 
     def forget(self, serial: str) -> None:
         with self._lock:
-            self._pixels.pop(serial, None)
+            self._fingerprints.pop(serial, None)
+            self._thumbnails.pop(serial, None)
             self._mappings.pop(serial, None)
             self._trees.pop(serial, None)
+            self._paths.pop(serial, None)

@@ -5,11 +5,20 @@ header has been checked (``limit_of`` raises for a frame over the pixel cap or f
 that is no frame); after that, output beyond the limit the header implies ends the read
 with ``OutputTooLargeError`` and closes the stream, which stops the command. A device that
 sends without end costs at most that limit, never the host's memory.
+
+The output goes into one buffer the size of that limit, which is anonymous memory of its
+own (``mmap``): pages are only committed as bytes arrive (a 20 KB PNG under a 10 MB limit
+costs 20 KB), nothing is copied after arrival (the caller gets a view of it), and the whole
+buffer goes back to the system when the last view is dropped, instead of staying in the
+allocator's heap as freed 10 MB blocks do.
 """
 
 from __future__ import annotations
 
+import mmap
+import time
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 
 from adbwire.device import commands
 from adbwire.errors import (
@@ -30,6 +39,18 @@ STDERR_CAP = 64 * 1024
 """What a failing screencap may say on stderr (shell fallback) before the read stops."""
 
 
+@dataclass(frozen=True)
+class Output:
+    """What one ``screencap`` wrote, and how long it took to arrive."""
+
+    data: memoryview
+    """A read-only view of the buffer the output arrived in (empty: no output)."""
+    seconds: float
+    """From opening the stream to the last byte."""
+    transfer_seconds: float
+    """From the first byte to the last: the link's share, without the device's start-up."""
+
+
 class FrameReader:
     """Runs ``screencap FLAGS`` on one device and returns its stdout within the limits."""
 
@@ -37,54 +58,100 @@ class FrameReader:
         self.client = client
         self.timeout = timeout
 
-    def read(self, flags: list[str], header_bytes: int, limit_of: LimitOf) -> bytes:
+    def read(self, flags: list[str], header_bytes: int, limit_of: LimitOf) -> Output:
         argv = ["screencap", *flags]
         command = " ".join(argv)
         deadline = Deadline(self.timeout, command)
+        started = time.monotonic()
         try:
             stream = self.client.open_stream(f"exec:{command}", timeout=deadline.remaining())
         except StreamRefusedError:
             if "shell_v2" not in self.client.features:
                 raise
-            data = self._over_shell(argv, deadline, header_bytes, limit_of)
+            buffer = self._over_shell(argv, deadline, header_bytes, limit_of)
         else:
             with stream:
                 chunks = iter(lambda: stream.read_view(None, deadline), b"")
-                data = collect(chunks, command, header_bytes, limit_of)
-        if not data:
+                buffer = collect(chunks, command, header_bytes, limit_of)
+        if not buffer.length:
             raise DeviceCommandError(f"{command}: no output (is the display on?)")
-        return data
+        ended = time.monotonic()
+        first = buffer.first_byte_at if buffer.first_byte_at is not None else ended
+        return Output(buffer.view(), ended - started, ended - first)
 
     def _over_shell(
         self, argv: list[str], deadline: Deadline, header_bytes: int, limit_of: LimitOf
-    ) -> bytes:
+    ) -> FrameBuffer:
         command = " ".join(argv)
         stderr = bytearray()
         with self.client.start_shell(
             shell_quote.join(argv), timeout=deadline.remaining()
         ) as process:
             stdout = _stdout_of(process, deadline, stderr, command)
-            data = collect(stdout, command, header_bytes, limit_of)
+            buffer = collect(stdout, command, header_bytes, limit_of)
         if process.exit_code != 0:
             status = 255 if process.exit_code is None else process.exit_code
             raise CommandFailedError(command, status, commands.decode(bytes(stderr)))
-        return data
+        return buffer
+
+
+class FrameBuffer:
+    """Output gathered under a limit its header sets: a small buffer until the header is
+    complete, then one anonymous mapping of the limit's size."""
+
+    def __init__(self, what: str, header_bytes: int, limit_of: LimitOf) -> None:
+        self._what = what
+        self._header_bytes = header_bytes
+        self._limit_of = limit_of
+        self._head = bytearray()
+        self._mapping: mmap.mmap | None = None
+        self._limit = 0
+        self.length = 0
+        self.first_byte_at: float | None = None
+
+    def add(self, chunk: bytes | memoryview) -> None:
+        size = len(chunk)
+        if not size:
+            return
+        if self.first_byte_at is None:
+            self.first_byte_at = time.monotonic()
+        if self._mapping is None:
+            self._head += chunk
+            self.length = len(self._head)
+            if self.length >= self._header_bytes:
+                self._open(bytes(self._head[: self._header_bytes]))
+            return
+        end = self.length + size
+        if end > self._limit:
+            raise OutputTooLargeError(self._what, self._limit)
+        self._mapping[self.length : end] = chunk
+        self.length = end
+
+    def _open(self, header: bytes) -> None:
+        limit = self._limit_of(header)  # raises for a frame that must not be read
+        if self.length > limit:
+            raise OutputTooLargeError(self._what, limit)
+        self._limit = limit
+        self._mapping = mmap.mmap(-1, max(limit, 1))
+        self._mapping[: self.length] = self._head
+        self._head = bytearray()
+
+    def view(self) -> memoryview:
+        """The bytes that arrived (read-only); the mapping lives as long as a view does."""
+        if self._mapping is None:
+            return memoryview(bytes(self._head))  # shorter than a header: a few bytes
+        return memoryview(self._mapping)[: self.length].toreadonly()
 
 
 def collect(
     chunks: Iterable[bytes | memoryview], what: str, header_bytes: int, limit_of: LimitOf
-) -> bytes:
-    """The chunks joined, refused as soon as the header does not pass or the bytes exceed
-    the limit it implies (before the header is complete: one chunk past it at most)."""
-    buffer = bytearray()
-    limit: int | None = None
+) -> FrameBuffer:
+    """The chunks in one buffer, refused as soon as the header does not pass or the bytes
+    exceed the limit it implies (before the header is complete: one chunk past it at most)."""
+    buffer = FrameBuffer(what, header_bytes, limit_of)
     for chunk in chunks:
-        buffer += chunk
-        if limit is None and len(buffer) >= header_bytes:
-            limit = limit_of(bytes(buffer[:header_bytes]))
-        if limit is not None and len(buffer) > limit:
-            raise OutputTooLargeError(what, limit)
-    return bytes(buffer)
+        buffer.add(chunk)
+    return buffer
 
 
 def _stdout_of(

@@ -1,4 +1,10 @@
-"""A screenshot that fits: capture, optional crop, scale and encode, hash, compare.
+"""A screenshot that fits: capture, optional crop, scale and encode, compare.
+
+The host's work is kept to what the answer needs: the frame is not copied (a crop copies
+its region), it is shrunk by whole-factor box reductions before any resampling, change
+detection looks at a thumbnail, and only the returned image is hashed. The capture path
+(raw frame or the device's PNG) is the one measured fastest for this device, when a
+``ScreenHistory`` remembers the device (``path_choice``).
 
 A black frame (FLAG_SECURE window, or the display off) comes back without an image and
 with ``black=True``: it is reported, never returned as if it were the screen.
@@ -15,6 +21,7 @@ from adbwire.device.parsers.screencap import MAX_SCREEN_PIXELS
 from adbwire.device.screen.capture import Source, capture
 from adbwire.device.screen.encode import Budget, Encoded, fit
 from adbwire.device.screen.history import Mapping, ScreenHistory
+from adbwire.device.screen.scaling import Reductions
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
 
@@ -59,22 +66,24 @@ def take_screenshot(
     A frame over ``max_pixels`` is refused (``ScreenTooLargeError``) before it is decoded.
     """
     budget = budget or Budget()
-    frame = capture(client, source, max_pixels=max_pixels)
-    changed = history.record(client.serial, frame.pixels_sha256) if history else None
+    paths = history.capture_paths(client.serial) if history else None
+    frame = capture(client, source, max_pixels=max_pixels, paths=paths)
+    changed = history.record(client.serial, frame.fingerprint, frame.thumbnail) if history else None
     width, height = frame.width, frame.height
     if frame.black:
         return Screenshot(
             None, True, frame.source, width, height, region, None, changed, BLACK_NOTE
         )
-    image = frame.image
+    reductions = frame.reductions
     left = top = 0
     if region is not None:
         region = clip(region, width, height)
-        image = image.crop((region.left, region.top, region.right, region.bottom))
+        box = (region.left, region.top, region.right, region.bottom)
+        reductions = Reductions(frame.image.crop(box))
         left, top = region.left, region.top
-    encoded = fit(image, budget)
+    encoded = fit(reductions, budget)
     mapping = Mapping(
-        scale=encoded.width / image.width,
+        scale=encoded.width / reductions.size[0],
         left=left,
         top=top,
         image_width=encoded.width,
