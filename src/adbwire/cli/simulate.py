@@ -31,6 +31,7 @@ from adbwire.wire.keys import load_keys
 if TYPE_CHECKING:
     from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice
     from adbwire.testing.pairing_server import PairingServer
+    from adbwire.testing.scenario import Scenario
     from adbwire.testing.userland import Userland
     from adbwire.wire.mdns.names import QrPairing
 
@@ -47,6 +48,14 @@ def register(commands: Any) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
     parser.add_argument("--port", type=int, default=5555, help="0 picks a free port")
     parser.add_argument("--scenario", type=Path, help="scenario TOML (default: the sample app)")
+    parser.add_argument(
+        "--devices",
+        type=int,
+        default=1,
+        metavar="N",
+        help="host N devices, each with its own state, on consecutive ports from --port "
+        "(free ports with --port 0); the addresses are the first N lines on stdout",
+    )
     keys = parser.add_mutually_exclusive_group()
     keys.add_argument(
         "--authorized-keys",
@@ -180,6 +189,10 @@ def run(args: argparse.Namespace) -> int:
     options = build_options(args)
     code = pairing_code(args) if args.wireless else ""
     scenario = load_scenario(args.scenario)
+    if args.devices != 1:
+        if args.wireless:
+            raise UsageError("--devices hosts plain TCP devices: it cannot be used with --wireless")
+        return _run_farm(args.devices, options, scenario)
 
     def userland(files: DeviceFiles) -> Userland:
         return Userland(scenario, files)
@@ -246,3 +259,35 @@ def _start_pairing(
         flush=True,
     )
     return server
+
+
+def _run_farm(count: int, options: DeviceOptions, scenario: Scenario) -> int:
+    """`--devices N`: N devices in this process (testing/farm.py); the addresses are the
+    first N lines on stdout, in port order."""
+    from adbwire.testing.farm import MAX_FARM_DEVICES, DeviceFarm  # noqa: PLC0415 - slow import
+
+    if not 1 <= count <= MAX_FARM_DEVICES:
+        raise UsageError(f"--devices must be within 1..{MAX_FARM_DEVICES}")
+    if options.port and options.port + count > 65536:
+        raise UsageError(f"--port {options.port} leaves no room for {count} consecutive ports")
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    farm = DeviceFarm(count, options, first_port=options.port, scenario=scenario)
+    try:
+        farm.start()
+    except OSError as error:
+        raise UsageError(f"cannot listen for {count} devices: {error.strerror}") from error
+    try:
+        print("\n".join(farm.addresses), flush=True)
+        model = scenario.properties.get("ro.product.model", "device")
+        print(
+            f"adbwire: {count} simulated {model} devices on {farm.addresses[0]} … "
+            f"{farm.addresses[-1]}; Ctrl-C stops them",
+            file=sys.stderr,
+            flush=True,
+        )
+        stop.wait()
+    finally:
+        farm.stop()
+    return 0

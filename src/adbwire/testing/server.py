@@ -137,7 +137,10 @@ class SimulatedDevice:
                 lambda: len(self._connections) == count, timeout
             )
 
-    def start(self) -> SimulatedDevice:
+    def start(self, *, accept_thread: bool = True) -> SimulatedDevice:
+        """Listen; unless `accept_thread` is False, accept in a thread of its own (a
+        `DeviceFarm` hosting many devices accepts for all of them in one thread instead,
+        calling `accept_pending` when `listener` is readable)."""
         if self._listener is not None:
             raise RuntimeError("the simulated device is already running")
         host = self.options.host
@@ -159,8 +162,10 @@ class SimulatedDevice:
             listener.close()
             raise
         self._listener = listener
-        self._wake_r, self._wake_w = socket.socketpair()
         self.port = listener.getsockname()[1]
+        if not accept_thread:
+            return self
+        self._wake_r, self._wake_w = socket.socketpair()
         self._accept_thread = threading.Thread(
             target=self._accept_loop, name=f"adbd-sim accept :{self.port}", daemon=True
         )
@@ -248,6 +253,16 @@ class SimulatedDevice:
                     if key.fileobj is self._wake_r or self._stopping.is_set():
                         return
                     self._accept_one()
+
+    @property
+    def listener(self) -> socket.socket | None:
+        """The listening socket (non-blocking) once started."""
+        return self._listener
+
+    def accept_pending(self) -> None:
+        """Accept one waiting connection, if any (for a farm's shared accept thread)."""
+        if not self._stopping.is_set():
+            self._accept_one()
 
     def _accept_one(self) -> None:
         assert self._listener is not None

@@ -1,0 +1,125 @@
+"""DeviceFarm and `adbwire simulate --devices N`: many devices, one process, own state each."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from adbwire.errors import ConnectFailedError, DisconnectedError
+from adbwire.testing import DeviceOptions
+from adbwire.testing.farm import DeviceFarm, LazyUserland
+from adbwire.wire.client import AdbClient
+
+OPEN = DeviceOptions(auth_required=False)
+
+
+def test_each_device_has_its_own_serial_and_state() -> None:
+    with DeviceFarm(4, OPEN) as farm:
+        assert len(set(farm.addresses)) == 4
+        clients = AdbClient.connect_tcp_many(farm.addresses, [])
+        try:
+            phones = [clients[address] for address in farm.addresses]
+            assert all(isinstance(phone, AdbClient) for phone in phones)
+            serials = [
+                phone.shell("getprop ro.serialno").stdout.strip()  # type: ignore[union-attr]
+                for phone in phones
+            ]
+            assert serials == [b"SIM00001", b"SIM00002", b"SIM00003", b"SIM00004"]
+            first, second = phones[0], phones[1]
+            assert isinstance(first, AdbClient) and isinstance(second, AdbClient)
+            first.shell("echo mine > /data/local/tmp/only-here")
+            assert first.shell("cat /data/local/tmp/only-here").stdout == b"mine\n"
+            assert second.shell("ls /data/local/tmp/only-here").exit_code != 0
+        finally:
+            for client in clients.values():
+                if isinstance(client, AdbClient):
+                    client.close()
+
+
+def test_a_device_builds_its_userland_only_when_it_runs_a_command() -> None:
+    with DeviceFarm(3, OPEN) as farm:
+        userlands = [device.userland for device in farm.devices]
+        assert all(isinstance(u, LazyUserland) and not u.built for u in userlands)
+        with AdbClient.connect_tcp(farm.addresses[1], []) as client:
+            assert client.banner.model == "sdk_gphone64_x86_64"  # from the banner options
+            assert not any(u.built for u in userlands)  # type: ignore[attr-defined]
+            client.shell("true")
+        assert [u.built for u in userlands] == [False, True, False]  # type: ignore[attr-defined]
+
+
+def test_ports_are_consecutive_from_first_port() -> None:
+    for _attempt in range(10):
+        first = random.randrange(20000, 60000)
+        try:
+            farm = DeviceFarm(5, OPEN, first_port=first).start()
+        except OSError:
+            continue  # one of the ports was taken: try another range
+        try:
+            assert farm.addresses == [f"127.0.0.1:{first + i}" for i in range(5)]
+        finally:
+            farm.stop()
+        return
+    pytest.skip("no range of 5 free ports found")
+
+
+def test_stop_closes_every_listener_and_connection() -> None:
+    farm = DeviceFarm(20, OPEN).start()
+    try:
+        clients = AdbClient.connect_tcp_many(farm.addresses, [])
+        assert all(isinstance(c, AdbClient) for c in clients.values())
+    finally:
+        farm.stop()
+    assert not any(t.name == "adbd-sim farm accept" for t in threading.enumerate())
+    for client in clients.values():
+        assert isinstance(client, AdbClient)
+        with pytest.raises(DisconnectedError):
+            client.shell("true", timeout=10)
+        client.close()
+    refused = AdbClient.connect_tcp_many(farm.addresses, [])
+    assert all(isinstance(result, ConnectFailedError) for result in refused.values())
+
+
+def test_a_farm_refuses_a_port_range_past_65535() -> None:
+    with pytest.raises(ValueError, match="not all valid"):
+        DeviceFarm(10, OPEN, first_port=65530)
+
+
+def test_simulate_devices_prints_every_address_and_stops_on_sigterm() -> None:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "adbwire",
+            "simulate",
+            "--devices",
+            "3",
+            "--port",
+            "0",
+            "--accept-any-key",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        addresses = [process.stdout.readline().strip() for _ in range(3)]
+        assert len(set(addresses)) == 3
+        results = AdbClient.connect_tcp_many(addresses, None)
+        for client in results.values():
+            assert isinstance(client, AdbClient)
+            with client:
+                assert client.shell("echo up").stdout == b"up\n"
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(10)
