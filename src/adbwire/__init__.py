@@ -9,8 +9,9 @@ which pytest loads in every run) costs next to nothing until a client is made.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from adbwire._lazy_exports import lazy_exports
 
 if TYPE_CHECKING:
     from adbwire.errors import AdbwireError
@@ -44,14 +45,4 @@ _HOME_OF = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOME_OF.get(name)
-    if home is None:
-        raise AttributeError(f"module 'adbwire' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _HOME_OF, globals())

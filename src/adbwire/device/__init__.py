@@ -1,0 +1,27 @@
+"""What Android commands mean: operations over an `AdbClient`, one module per concern.
+
+Each public module below takes a connected `AdbClient` as its first argument and returns
+typed results (`parsers` holds the pure parsers of device output). Modules whose names
+start with an underscore, and anything not listed, are internal.
+"""
+
+__all__ = [
+    "apps",
+    "commands",
+    "errors",
+    "files",
+    "forwards",
+    "heavy_jobs",
+    "info",
+    "input",
+    "install",
+    "logs",
+    "output_cap",
+    "packages",
+    "parsers",
+    "properties",
+    "screen",
+    "system",
+    "ui",
+    "validate",
+]
