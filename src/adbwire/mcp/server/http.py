@@ -5,20 +5,31 @@ The token is generated locally on first use and kept in ``<state dir>/http-token
 snippet names the file instead, so the configuration can be shared without the credential.
 Browsers are kept out by the Origin check (only loopback origins) on top of the SDK's
 Host-header (DNS rebinding) protection.
+
+SIGINT or SIGTERM stops the server as stdio's do: uvicorn closes the HTTP connections (open
+streams get `SHUTDOWN_GRACE` seconds), `serve_http` returns the signal's number, and the
+caller closes the device connections, recordings and audit log before exiting with 128 +
+that number. (uvicorn itself raises the signal again once it has stopped, which killed the
+process before any of that was closed.) A second signal ends the process at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import logging
 import os
 import secrets
+import signal
 import socket
 import stat
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, Final
 from urllib.parse import urlsplit
 
 import uvicorn
@@ -31,6 +42,9 @@ from adbwire.wire.transport import parse_tcp_address
 
 log = logging.getLogger(__name__)
 PATH = "/mcp"
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+SHUTDOWN_GRACE: Final = 5.0
+"""Seconds open HTTP requests and event streams get to finish after a stop signal."""
 
 
 def token_file() -> Path:
@@ -117,7 +131,36 @@ def bind(address: str) -> socket.socket:
     return sock
 
 
-async def serve_http(server: MCPServer[Any], address: str, show_token: bool) -> None:
+class _Server(uvicorn.Server):
+    """uvicorn's server, except that a stop signal is returned, not raised again."""
+
+    stopped_by: int | None = None
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            yield  # signals can only be received in the main thread
+            return
+        # A signal the parent set to be ignored (a background job) stays ignored.
+        wanted = [n for n in STOP_SIGNALS if signal.getsignal(n) is not signal.SIG_IGN]
+        original = {number: signal.signal(number, self.handle_exit) for number in wanted}
+        try:
+            yield
+        finally:
+            for number, handler in original.items():
+                signal.signal(number, handler)
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.stopped_by is not None:  # the second one: no more waiting for a clean end
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(os.getpid(), sig)
+            return
+        self.stopped_by = sig
+        self.should_exit = True
+
+
+async def serve_http(server: MCPServer[Any], address: str, show_token: bool) -> int | None:
+    """Serve until a stop signal arrives; returns its number (None if stopped otherwise)."""
     path = token_file()
     token = load_or_create_token(path)
     sock = bind(address)
@@ -133,5 +176,13 @@ async def serve_http(server: MCPServer[Any], address: str, show_token: bool) -> 
         file=sys.stderr,
         flush=True,
     )
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on")
-    await uvicorn.Server(config).serve(sockets=[sock])
+    config = uvicorn.Config(
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=int(SHUTDOWN_GRACE),
+    )
+    uvicorn_server = _Server(config)
+    await uvicorn_server.serve(sockets=[sock])
+    return uvicorn_server.stopped_by

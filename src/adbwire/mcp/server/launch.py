@@ -153,16 +153,16 @@ def _simulated_device() -> Iterator[str]:
 
 def serve(options: ServeOptions) -> int:
     """Run until the client goes away or the process is interrupted; 128 + the signal
-    number when a signal ended a stdio session."""
+    number when a signal ended the session (stdio or HTTP)."""
     transport = "http" if options.http else "stdio"
     with running_app(options, transport) as app:
         server = build_server(app)
         if options.http:
             from adbwire.mcp.server.http import serve_http  # noqa: PLC0415 - pulls in uvicorn
 
-            anyio.run(serve_http, server, options.http, options.show_token)
+            stopped_by = anyio.run(serve_http, server, options.http, options.show_token)
         else:
             stopped_by = anyio.run(run_stdio, server)
-            if stopped_by is not None:
-                return 128 + stopped_by  # the shell's convention: 130 for Ctrl-C
+    if stopped_by is not None:
+        return 128 + stopped_by  # the shell's convention: 130 for Ctrl-C, 143 for SIGTERM
     return 0
