@@ -23,27 +23,29 @@ def test_tap_by_label_reaches_the_clickable_row_and_changes_the_screen() -> None
         assert sim.userland.screen() == "notes_list"
         assert result.resolved.target.id == "e5"
         assert sim.userland.commands_named("input") == [["input", "tap", "150", "1636"]]
-        seen = result.observation
+        seen = result.outcome
         assert seen.screen_changed is True and seen.keyboard_shown is False
         assert seen.after is not None and seen.after.focus is not None
-        assert seen.after.focus.package == "com.example.notes"
+        assert seen.after.focus.package == seen.package == "com.example.notes"
+        assert seen.window == "com.example.notes/com.example.notes.NotesListActivity"
+        assert seen.problem is None
 
 
 def test_an_unchanged_screen_is_reported_as_unchanged() -> None:
     with simulated("notes_list") as sim:
         # the "Notes" title is not clickable and has no clickable ancestor: nothing happens
         result = ui_actions.tap_element(sim.client, Selector("Notes", by="text"), settle=FAST)
-        assert result.observation.screen_changed is False
-        assert result.note is None
+        assert result.outcome.screen_changed is False
+        assert result.note is None and result.outcome.note is None
         assert sim.userland.screen() == "notes_list"
 
 
 def test_unchanged_screen_with_the_keyboard_up_gets_a_note() -> None:
     with simulated("note_editor") as sim:
         result = ui_actions.tap_element(sim.client, Selector("New note"), settle=FAST)
-        assert result.observation.screen_changed is False
-        assert result.observation.keyboard_shown is True
-        assert result.note == KEYBOARD_NOTE
+        assert result.outcome.screen_changed is False
+        assert result.outcome.keyboard_shown is True
+        assert result.outcome.note == KEYBOARD_NOTE
 
 
 def test_ambiguity_taps_nothing() -> None:
@@ -69,7 +71,7 @@ def test_an_element_id_from_a_changed_screen_is_refused() -> None:
         result = ui_actions.tap_element(
             sim.client, Selector(element="e22"), previous=seen, settle=FAST
         )
-        assert result.observation.screen_changed is True
+        assert result.outcome.screen_changed is True
         assert sim.userland.screen() == "note_editor"
 
 
@@ -86,9 +88,9 @@ def test_screen_changed_is_none_when_the_screen_cannot_be_read_afterwards() -> N
         assert original("uiautomator") is None
         sim.userland.hooks["uiautomator"] = fail_after_tap
         result = ui_actions.tap_element(sim.client, Selector("Notes"), settle=FAST)
-        assert result.observation.screen_changed is None
-        assert result.observation.after is None
-        assert result.observation.error is not None and "no window" in result.observation.error
+        assert result.outcome.screen_changed is None
+        assert result.outcome.after is None
+        assert result.outcome.note is not None and "no window" in result.outcome.note
 
 
 def test_long_press_holds_in_place() -> None:

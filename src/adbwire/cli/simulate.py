@@ -76,6 +76,13 @@ def register(commands: Any) -> None:
     parser.add_argument("--no-shell-v2", action="store_true", help="behave like Android < 7")
     parser.add_argument("--max-payload", type=int, default=P.MAX_PAYLOAD, metavar="BYTES")
     parser.add_argument(
+        "--screencap-encode-ms",
+        type=float,
+        default=0.0,
+        metavar="N",
+        help="milliseconds `screencap -p` spends encoding its PNG (a phone: a few hundred)",
+    )
+    parser.add_argument(
         "--link-mbps",
         type=float,
         metavar="N",
@@ -123,6 +130,8 @@ def build_options(args: argparse.Namespace) -> DeviceOptions:
         raise UsageError(f"--max-payload must be within 256..{P.MAX_PAYLOAD}")
     if args.accept_delay < 0:
         raise UsageError("--accept-delay cannot be negative")
+    if not 0 <= args.screencap_encode_ms <= 60_000:
+        raise UsageError("--screencap-encode-ms must be within 0..60000")
     if args.link_mbps is not None and not args.link_mbps > 0:
         raise UsageError("--link-mbps must be positive")
     if not args.wireless and (args.pair_code is not None or args.pair_port or args.qr_payload):
@@ -195,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         return _run_farm(args.devices, options, scenario)
 
     def userland(files: DeviceFiles) -> Userland:
-        return Userland(scenario, files)
+        return Userland(scenario, files, screencap_encode_ms=args.screencap_encode_ms)
 
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):

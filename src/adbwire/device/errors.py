@@ -33,6 +33,11 @@ class AppCrashedError(DeviceCommandError):
         self.details = details
 
 
+class AppNotRespondingError(AppCrashedError):
+    """The app stopped responding (an ANR): the activity manager reported it or shows its
+    dialog."""
+
+
 class LaunchNotVerifiedError(DeviceCommandError):
     """The app was started but its window did not get the focus in time."""
 

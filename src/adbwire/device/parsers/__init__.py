@@ -15,7 +15,14 @@ from adbwire.device.parsers.activities import (
 )
 from adbwire.device.parsers.battery import BatteryStatus, parse_battery
 from adbwire.device.parsers.component import Component, parse_component
-from adbwire.device.parsers.crashes import Anr, Crash, find_anrs, find_crashes, last_crash
+from adbwire.device.parsers.crashes import (
+    Anr,
+    Crash,
+    crash_history,
+    find_anrs,
+    find_crashes,
+    last_crash,
+)
 from adbwire.device.parsers.getprop import DeviceSummary, parse_getprop, summarize_properties
 from adbwire.device.parsers.input_method import parse_keyboard_shown
 from adbwire.device.parsers.logcat import (
@@ -80,6 +87,7 @@ __all__ = [
     "UiHierarchy",
     "WindowDisplay",
     "WindowFocus",
+    "crash_history",
     "detect_framework",
     "detect_system_dialog",
     "find_anrs",

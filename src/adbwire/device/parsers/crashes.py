@@ -1,4 +1,11 @@
-"""Crashes and ANRs found in parsed logcat entries."""
+"""Crashes and ANRs found in parsed logcat entries.
+
+Java crashes come from ``AndroidRuntime``'s ``FATAL EXCEPTION`` blocks; native crashes from
+libc's ``Fatal signal`` line joined with the tombstone crash_dump writes under the tag
+``DEBUG`` (its ``>>> process <<<`` name, signal, cause and ``#NN pc`` frames — see
+``tombstones``); ANRs from ``ActivityManager: ANR in``. ``crash_history`` merges the three,
+newest first.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from adbwire.device.parsers.logcat import LogEntry
+from adbwire.device.parsers.tombstones import Tombstone, find_tombstones
 
 _FATAL = re.compile(r"^FATAL EXCEPTION: (?P<thread>.*)$")
 _PROCESS = re.compile(r"^Process: (?P<process>[^,\s]+), PID: (?P<pid>\d+)")
@@ -19,6 +27,9 @@ _NATIVE = re.compile(
 _ANR = re.compile(r"^ANR in (?P<process>\S+)(?: \((?P<component>[^)]*)\))?")
 
 CrashKind = Literal["java", "native"]
+COMM_LENGTH = 15
+"""The kernel keeps 15 characters of a process name: libc's line names ``m.enspy.masalle``
+for ``cm.enspy.masalle``."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +65,21 @@ class Anr:
     reason: str | None
     timestamp: str | None
 
+    @property
+    def kind(self) -> Literal["anr"]:
+        return "anr"
 
-def _belongs_to(process: str | None, package: str | None) -> bool:
+
+def belongs_to(process: str | None, package: str | None) -> bool:
+    """Whether a process named in the log is one of ``package``'s (``pkg``, ``pkg:svc``, or
+    the kernel's 15-character tail of the name); any process when ``package`` is None."""
     if package is None:
         return True
-    return process is not None and (process == package or process.startswith(package + ":"))
+    if process is None:
+        return False
+    if process == package or process.startswith(package + ":"):
+        return True
+    return len(process) == COMM_LENGTH and len(package) > COMM_LENGTH and package.endswith(process)
 
 
 def find_crashes(entries: Sequence[LogEntry], package: str | None = None) -> list[Crash]:
@@ -68,31 +89,81 @@ def find_crashes(entries: Sequence[LogEntry], package: str | None = None) -> lis
     One pass: each process's ``AndroidRuntime`` E/F lines after its ``FATAL EXCEPTION`` are
     that crash's body, until a line of another level or the next FATAL of the process (other
     processes interleave freely). Time is linear in the entries, whatever a device logs."""
-    found: list[_JavaCrash | Crash] = []
+    return [
+        crash
+        for _, crash in reversed(_crashes_in_order(entries))
+        if belongs_to(crash.process, package)
+    ]
+
+
+def _crashes_in_order(entries: Sequence[LogEntry]) -> list[tuple[int, Crash]]:
+    """Every crash with the index of its first line, oldest first."""
+    found: list[tuple[int, _JavaCrash | Crash]] = []
     open_crashes: dict[int, _JavaCrash] = {}
-    for entry in entries:
+    for index, entry in enumerate(entries):
         if entry.tag == "AndroidRuntime":
             if entry.level not in "EF":
                 open_crashes.pop(entry.pid, None)
             elif (fatal := _FATAL.match(entry.message)) is not None:
                 crash = _JavaCrash(entry, fatal.group("thread"), [])
                 open_crashes[entry.pid] = crash
-                found.append(crash)
+                found.append((index, crash))
             elif (current := open_crashes.get(entry.pid)) is not None:
                 current.body.append(entry.message)
         elif entry.tag == "libc" and entry.level in "EF":
             native = _NATIVE.match(entry.message)
             if native is not None:
-                found.append(_native_crash(entry, native))
-    crashes = [
-        item if isinstance(item, Crash) else _java_crash(item.head, item.thread, item.body)
-        for item in found
-    ]
-    return [
-        crash
-        for crash in reversed(crashes)
-        if crash is not None and _belongs_to(crash.process, package)
-    ]
+                found.append((index, _native_crash(entry, native)))
+    crashes: list[tuple[int, Crash]] = []
+    for index, item in found:
+        made = item if isinstance(item, Crash) else _java_crash(item.head, item.thread, item.body)
+        if made is not None:
+            crashes.append((index, made))
+    return _join_tombstones(crashes, find_tombstones(entries))
+
+
+def _join_tombstones(
+    crashes: list[tuple[int, Crash]], tombstones: list[tuple[int, Tombstone]]
+) -> list[tuple[int, Crash]]:
+    """Give each native crash its tombstone (same pid, the nearest after it); a tombstone
+    without a libc line (cut off, or logged elsewhere) is a crash of its own."""
+    joined = list(crashes)
+    for t_index, tombstone in tombstones:
+        match = next(
+            (
+                n
+                for n in range(len(joined) - 1, -1, -1)
+                if joined[n][1].kind == "native"
+                and joined[n][1].pid == tombstone.pid
+                and joined[n][0] <= t_index
+                and not joined[n][1].stack
+            ),
+            None,
+        )
+        if match is None:
+            joined.append((t_index, _tombstone_crash(tombstone, None)))
+        else:
+            index, crash = joined[match]
+            joined[match] = (index, _tombstone_crash(tombstone, crash))
+    joined.sort(key=lambda pair: pair[0])
+    return joined
+
+
+def _tombstone_crash(tombstone: Tombstone, libc: Crash | None) -> Crash:
+    signal = tombstone.signal or (libc.exception_type if libc else "native crash")
+    return Crash(
+        kind="native",
+        process=tombstone.process or (libc.process if libc else None),
+        pid=tombstone.pid or (libc.pid if libc else 0),
+        thread=tombstone.thread or (libc.thread if libc else None),
+        exception_type=signal,
+        message=libc.message if libc else tombstone.summary,
+        root_cause_type=signal,
+        root_cause_message=tombstone.summary,
+        stack=tuple(tombstone.frames),
+        timestamp=libc.timestamp if libc else tombstone.head.timestamp,
+        buffer=libc.buffer if libc else tombstone.head.buffer,
+    )
 
 
 def last_crash(entries: Sequence[LogEntry], package: str | None = None) -> Crash | None:
@@ -159,7 +230,11 @@ def _native_crash(entry: LogEntry, match: re.Match[str]) -> Crash:
 
 def find_anrs(entries: Sequence[LogEntry], package: str | None = None) -> list[Anr]:
     """ANR reports (``ActivityManager: ANR in ...``), newest first, optionally for a package."""
-    anrs: list[Anr] = []
+    return [anr for _, anr in reversed(_anrs_in_order(entries)) if belongs_to(anr.process, package)]
+
+
+def _anrs_in_order(entries: Sequence[LogEntry]) -> list[tuple[int, Anr]]:
+    anrs: list[tuple[int, Anr]] = []
     for number, entry in enumerate(entries):
         if entry.tag != "ActivityManager" or entry.level not in "EWI":
             continue
@@ -176,13 +251,58 @@ def find_anrs(entries: Sequence[LogEntry], package: str | None = None) -> list[A
             if len(details) == 2 or _ANR.match(follower.message):
                 break
         pid_text = details.get("PID", "")
-        anrs.append(
-            Anr(
-                process=match.group("process"),
-                component=match.group("component"),
-                pid=int(pid_text) if pid_text.isdigit() else None,
-                reason=details.get("Reason"),
-                timestamp=entry.timestamp,
-            )
+        anr = Anr(
+            process=match.group("process"),
+            component=match.group("component"),
+            pid=int(pid_text) if pid_text.isdigit() else None,
+            reason=details.get("Reason"),
+            timestamp=entry.timestamp,
         )
-    return [anr for anr in reversed(anrs) if _belongs_to(anr.process, package)]
+        anrs.append((number, anr))
+    return anrs
+
+
+def crash_history(entries: Sequence[LogEntry], package: str | None = None) -> list[Crash | Anr]:
+    """Java crashes, native crashes and ANRs together, newest first, optionally of one
+    package's processes."""
+    events: list[tuple[int, Crash | Anr]] = [*_crashes_in_order(entries), *_anrs_in_order(entries)]
+    events.sort(key=lambda pair: pair[0], reverse=True)
+    return [event for _, event in events if belongs_to(event.process, package)]
+
+
+# "Start proc 4123:com.example.notes/u0a190 for ...", "Killing 4123:com.example.notes/u0a190
+# (adj 900): ...", "Process com.example.notes (pid 4123) has died: ..."
+_PROCESS_EVENT = re.compile(
+    r"^(?:Start proc |Killing )(?P<pid>\d+):(?P<process>[^/\s]+)/"
+    r"|^Process (?P<process2>\S+) \(pid (?P<pid2>\d+)\) has died"
+)
+
+
+def started_processes(entries: Sequence[LogEntry]) -> list[str]:
+    """Processes the activity manager started in ``entries`` (``Start proc``), in order."""
+    started: list[str] = []
+    for entry in entries:
+        if entry.tag == "ActivityManager" and entry.message.startswith("Start proc "):
+            match = _PROCESS_EVENT.match(entry.message)
+            if match is not None and match.group("process"):
+                started.append(match.group("process"))
+    return started
+
+
+def package_pids(entries: Sequence[LogEntry], package: str) -> set[int]:
+    """Pids the log shows ``package``'s processes had: started, killed, died, crashed or not
+    responding. A dead app's lines are found by these after ``pidof`` has nothing."""
+    pids: set[int] = set()
+    for entry in entries:
+        if entry.tag not in ("ActivityManager", "ActivityTaskManager"):
+            continue
+        match = _PROCESS_EVENT.match(entry.message)
+        if match is None:
+            continue
+        process = match.group("process") or match.group("process2")
+        if belongs_to(process, package):
+            pids.add(int(match.group("pid") or match.group("pid2")))
+    for event in crash_history(entries, package):
+        if event.pid:
+            pids.add(event.pid)
+    return pids

@@ -17,6 +17,21 @@ from adbwire.device.parsers.component import (
 _WINDOW = re.compile(r"^Window\{[0-9a-f]+ (?:u\d+ )?(.*?)(?: paused=(?:true|false))?\}\s*$")
 _FOCUS_LINE = re.compile(r"^\s*mCurrentFocus=(.*)$")
 _APP_LINE = re.compile(r"^\s*mFocusedApp=(.*)$")
+# Where the focus shows when a dump has no mCurrentFocus (some vendors' Android 12+
+# builds, `dumpsys window windows` on newer releases), most telling first: the window the
+# input method serves ("imeInputTarget in display# 0 Window{...}", Android 12+;
+# "mInputMethodTarget=Window{...}" before), then the top full-screen opaque window.
+FALLBACK_KEYS = (
+    "mFocusedWindow",
+    "imeInputTarget",
+    "imeLayeringTarget",
+    "imeControlTarget",
+    "mInputMethodTarget",
+    "mTopFullscreenOpaqueWindowState",
+)
+_FALLBACK_LINE = re.compile(
+    r"^\s*(?P<key>" + "|".join(FALLBACK_KEYS) + r")(?:=| in display# ?\d+ )(?P<value>.*)$"
+)
 
 DialogKind = Literal["anr", "crash"]
 _DIALOG_TITLES: dict[str, DialogKind] = {
@@ -41,6 +56,8 @@ class WindowFocus:
     app_component: Component | None
     dialog: DialogKind | None
     dialog_process: str | None
+    source: str | None = None
+    """The line the focus was read from: ``mCurrentFocus``, or a fallback key."""
 
     @property
     def package(self) -> str | None:
@@ -76,21 +93,34 @@ def parse_window_focus(text: str) -> WindowFocus:
     """Parse ``dumpsys window`` (or ``dumpsys window windows|displays``) for the focus.
 
     The first ``mCurrentFocus=`` and ``mFocusedApp=`` lines are used (the default display
-    comes first). Missing lines give ``None`` fields, never an error.
+    comes first). Without a ``mCurrentFocus`` line (or with ``mCurrentFocus=null``), the
+    first of ``FALLBACK_KEYS`` that names a window is used, and an activity window found so
+    stands in for a missing ``mFocusedApp``; ``source`` says which line it was. Missing lines
+    give ``None`` fields, never an error.
     """
     focus_value: str | None = None
     app_value: str | None = None
+    fallbacks: dict[str, str] = {}
     for line in lines_of(text):
         if focus_value is None and (match := _FOCUS_LINE.match(line)):
             focus_value = match.group(1)
         elif app_value is None and (match := _APP_LINE.match(line)):
             app_value = match.group(1)
-        if focus_value is not None and app_value is not None:
-            break
+        elif (match := _FALLBACK_LINE.match(line)) is not None:
+            fallbacks.setdefault(match.group("key"), match.group("value"))
 
+    source = "mCurrentFocus" if focus_value is not None else None
     title = _window_title(focus_value) if focus_value is not None else None
+    if title is None:
+        for key in FALLBACK_KEYS:
+            found = _window_title(fallbacks.get(key, ""))
+            if found is not None:
+                title, source = found, key
+                break
     focus_component = parse_component(title) if title else None
     app_component = component_in_activity_record(app_value) if app_value else None
+    if app_component is None and source != "mCurrentFocus":
+        app_component = focus_component
     dialog: DialogKind | None = None
     dialog_process: str | None = None
     if title:
@@ -104,6 +134,7 @@ def parse_window_focus(text: str) -> WindowFocus:
         app_component=app_component,
         dialog=dialog,
         dialog_process=dialog_process,
+        source=source if title else None,
     )
 
 

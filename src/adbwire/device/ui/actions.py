@@ -2,8 +2,8 @@
 
 - ``tap_element`` / ``long_press_element``: exactly one match (or an error listing the
   candidates, with nothing touched); the touch lands on the nearest clickable ancestor;
-  afterwards the screen is read again (``screen_changed``, ``keyboard_shown``, a note when
-  an unchanged screen has the keyboard up).
+  afterwards the action's ``Outcome`` (``adbwire.device.ui.outcome``: screen changed,
+  focus, keyboard, a crash or ANR, the app's log meanwhile).
 - ``type_text``: optionally into a field found the same way (tapped first), typed
   literally, then verified by reading the field back (``verified`` false is not an error:
   password fields never show their text).
@@ -28,7 +28,8 @@ from adbwire.device.parsers import Bounds, UiElement, UiHierarchy
 from adbwire.device.ui.audit import AuditReport, accessibility_audit
 from adbwire.device.ui.checks import AssertResult, WaitResult, assert_element, wait_for_element
 from adbwire.device.ui.debug import DebugContext, debug_context
-from adbwire.device.ui.observe import DEFAULT_SETTLE, Observation, observe_after
+from adbwire.device.ui.observe import DEFAULT_SETTLE, observe_after
+from adbwire.device.ui.outcome import ActionWatch, Outcome
 from adbwire.device.ui.select import Resolved, Selector, check_fresh, find, identity, resolve_one
 from adbwire.device.ui.snapshot import UiSnapshot, read_ui
 from adbwire.errors import UsageError
@@ -62,15 +63,15 @@ EDIT_CLASSES = ("EditText", "AutoCompleteTextView")
 @dataclass(frozen=True)
 class ActionResult:
     resolved: Resolved
-    observation: Observation
+    outcome: Outcome
     before: UiSnapshot
 
     @property
     def note(self) -> str | None:
-        notes = [self.observation.note]
+        """Why a touch may have had no effect (beyond the outcome's own note)."""
         if not self.resolved.target.enabled:
-            notes.append(f"{self.resolved.target.id} is disabled: it may ignore touches")
-        return "; ".join(n for n in notes if n) or None
+            return f"{self.resolved.target.id} is disabled: it may ignore touches"
+        return None
 
 
 def _target(
@@ -90,8 +91,9 @@ def tap_element(
 ) -> ActionResult:
     """Tap the one element the selector names (its nearest clickable ancestor)."""
     before, resolved = _target(client, selector, previous, long_press=False)
+    watch = ActionWatch.begin(client, before=before)
     device_input.tap(client, *resolved.point)
-    return ActionResult(resolved, observe_after(client, before, settle=settle), before)
+    return ActionResult(resolved, watch.finish(settle=settle), before)
 
 
 def long_press_element(
@@ -104,8 +106,9 @@ def long_press_element(
 ) -> ActionResult:
     """Long-press the one element the selector names (nearest long-clickable ancestor)."""
     before, resolved = _target(client, selector, previous, long_press=True)
+    watch = ActionWatch.begin(client, before=before)
     device_input.long_press(client, *resolved.point, duration_ms=duration_ms)
-    return ActionResult(resolved, observe_after(client, before, settle=settle), before)
+    return ActionResult(resolved, watch.finish(settle=settle), before)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ class TypeResult:
     verified: bool
     note: str | None
     tapped: Resolved | None
+    outcome: Outcome
 
 
 def is_text_field(element: UiElement) -> bool:
@@ -136,22 +140,26 @@ def type_text(
     device_input.check_typeable(text)  # refuse before anything touches the device
     tapped: Resolved | None = None
     field: UiElement | None = None
+    start = read_ui(client)
+    watch = ActionWatch.begin(client, before=start)
     if selector is not None:
-        before, tapped = _target(client, selector, previous, long_press=False)
+        check_fresh(previous, start.hierarchy, [selector.element, selector.within])
+        before, tapped = start, resolve_one(start.hierarchy, selector)
         device_input.tap(client, *tapped.point)
         seen = observe_after(client, before, settle=settle).after
         field = _find_field(seen.hierarchy if seen else before.hierarchy, tapped.element)
     elif clear:
-        field = _find_field(read_ui(client).hierarchy, None)
+        field = _find_field(start.hierarchy, None)
     before_text = None if field is None else _shown_text(field)
     if clear and field is not None:
         device_input.press_keys(client, "move_end", *["delete"] * len(before_text or ""))
         before_text = ""
     typed = device_input.type_text(client, text)
-    after = read_ui(client).hierarchy
+    outcome = watch.finish(settle=0)
+    after = outcome.after.hierarchy if outcome.after else read_ui(client).hierarchy
     found = _find_field(after, field or (tapped.element if tapped else None))
     verified, note = _verify(found, text, before_text)
-    return TypeResult(typed, found, verified, note, tapped)
+    return TypeResult(typed, found, verified, note, tapped, outcome)
 
 
 def _shown_text(field: UiElement) -> str:
@@ -199,6 +207,8 @@ class ScrollResult:
     swipes: int
     reason: str | None
     snapshot: UiSnapshot
+    outcome: Outcome | None = None
+    """None when nothing was swiped."""
 
 
 def scroll_to_element(
@@ -217,23 +227,28 @@ def scroll_to_element(
     snapshot = read_ui(client)
     check_fresh(previous, snapshot.hierarchy, [selector.element, selector.within, container])
     box = _container(snapshot.hierarchy, container, None)
+    watch = ActionWatch.begin(client, before=snapshot)
     swipes = 0
+
+    def done(found: UiElement | None, reason: str | None, seen: UiSnapshot) -> ScrollResult:
+        outcome = watch.finish(settle=0) if swipes else None
+        return ScrollResult(found is not None, found, swipes, reason, seen, outcome)
+
     while True:
         visible = [e for e in find(snapshot.hierarchy, selector).elements if not e.bounds.is_empty]
         if visible:
-            return ScrollResult(True, visible[0], swipes, None, snapshot)
+            return done(visible[0], None, snapshot)
         if box is None:
-            return ScrollResult(False, None, swipes, "nothing scrollable on screen", snapshot)
+            return done(None, "nothing scrollable on screen", snapshot)
         if swipes >= max_swipes:
-            reason = f"not found after {swipes} swipes"
-            return ScrollResult(False, None, swipes, reason, snapshot)
+            return done(None, f"not found after {swipes} swipes", snapshot)
         device_input.swipe(client, *_swipe_line(box.bounds, direction), duration_ms=400)
         swipes += 1
         time.sleep(SCROLL_PAUSE)
         moved = read_ui(client)
         if moved.signature == snapshot.signature:
             reason = f"the content stopped moving after {swipes} swipes (its end): not found"
-            return ScrollResult(False, None, swipes, reason, moved)
+            return done(None, reason, moved)
         snapshot = moved
         box = _container(snapshot.hierarchy, None, box)
 

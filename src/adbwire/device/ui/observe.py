@@ -1,8 +1,12 @@
 """Looking again after an action: did the screen change, is the keyboard up?
 
-An action is never reported as "done" on faith. After a touch the screen is read again,
-a few times within a short settle window (apps animate), until it differs from before or
-the window ends. ``screen_changed`` is None when the screen could not be read afterwards.
+An action is never reported as "done" on faith. After a touch the screen is read again
+until it differs from before, or until ``settle`` seconds have passed with nothing
+changed (0.6 s by default: a screen that reacts starts changing within a frame or two, so
+an action that changed nothing costs one or two extra reads, not a long wait; a
+uiautomator dump itself waits for the app to idle, so the first changed reading is
+usually the settled screen). ``screen_changed`` is None when the screen could not be read
+afterwards.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ from adbwire.errors import AdbwireError, DisconnectedError, OperationCancelledEr
 from adbwire.wire.client import AdbClient
 
 log = logging.getLogger(__name__)
-DEFAULT_SETTLE = 1.5
-FIRST_LOOK = 0.2
-POLL = 0.4
+DEFAULT_SETTLE = 0.6
+FIRST_LOOK = 0.15
+POLL = 0.3
 KEYBOARD_NOTE = (
     "the screen did not change and the soft keyboard is up: it may cover the element or "
     "take the touch; press_key back to hide it, then try again"

@@ -20,11 +20,14 @@ from adbwire.device.parsers import (
     parse_ui_xml,
     parse_window_focus,
 )
+from adbwire.device.parsers.window import FALLBACK_KEYS
 from adbwire.device.ui.dump import DEFAULT_TIMEOUT, Method, dump_ui
 from adbwire.errors import AdbwireError
 from adbwire.wire.client import AdbClient
 
-_FOCUS_LINES = "dumpsys window windows | grep -E 'mCurrentFocus=|mFocusedApp='"
+FOCUS_GREP = "grep -E '" + "|".join(("mCurrentFocus=", "mFocusedApp=", *FALLBACK_KEYS)) + "'"
+"""Keeps the lines ``parse_window_focus`` reads from a ``dumpsys window`` dump."""
+_FOCUS_LINES = "dumpsys window windows | " + FOCUS_GREP
 
 
 @dataclass(frozen=True)

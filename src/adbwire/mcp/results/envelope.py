@@ -64,6 +64,7 @@ class ErrorCode(str, Enum):
     DEVICE_UNAUTHORIZED = "device_unauthorized"
     DEVICE_UNREACHABLE = "device_unreachable"
     DEVICE_DISCONNECTED = "device_disconnected"
+    DEVICE_BUSY = "device_busy"
     NO_SESSION = "no_session"
     TIMEOUT = "timeout"
     UNSUPPORTED = "unsupported"
@@ -78,6 +79,7 @@ class ErrorCode(str, Enum):
     TOO_LARGE = "too_large"
     OUTPUT_TOO_LARGE = "output_too_large"
     APP_CRASHED = "app_crashed"
+    APP_NOT_RESPONDING = "app_not_responding"
     LAUNCH_NOT_VERIFIED = "launch_not_verified"
     CURSOR_EXPIRED = "cursor_expired"
     CANCELLED = "cancelled"
@@ -113,6 +115,11 @@ ERROR_CODES: dict[ErrorCode, tuple[str, NextAction, bool]] = {
         True,
     ),
     ErrorCode.DEVICE_DISCONNECTED: ("the device went away", NextAction.RETRY, True),
+    ErrorCode.DEVICE_BUSY: (
+        "the device already has as many calls running and queued as it takes",
+        NextAction.RETRY,
+        True,
+    ),
     ErrorCode.NO_SESSION: (
         "this connection has no session to hold a default",
         NextAction.FIX_ARGUMENTS,
@@ -159,6 +166,11 @@ ERROR_CODES: dict[ErrorCode, tuple[str, NextAction, bool]] = {
         False,
     ),
     ErrorCode.APP_CRASHED: ("the app's process died", NextAction.INSPECT_LOGS, False),
+    ErrorCode.APP_NOT_RESPONDING: (
+        "the app stopped responding (ANR)",
+        NextAction.INSPECT_LOGS,
+        False,
+    ),
     ErrorCode.LAUNCH_NOT_VERIFIED: (
         "the app did not get the focus in time",
         NextAction.RETRY,

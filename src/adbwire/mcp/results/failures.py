@@ -13,6 +13,7 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (device_errors.RefusedError, ErrorCode.REFUSED),
     (device_errors.TooLargeError, ErrorCode.TOO_LARGE),
     (device_errors.VerificationError, ErrorCode.VERIFICATION_FAILED),
+    (device_errors.AppNotRespondingError, ErrorCode.APP_NOT_RESPONDING),
     (device_errors.AppCrashedError, ErrorCode.APP_CRASHED),
     (device_errors.LaunchNotVerifiedError, ErrorCode.LAUNCH_NOT_VERIFIED),
     (errors.UsageError, ErrorCode.INVALID_ARGUMENTS),
@@ -35,6 +36,7 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (errors.DeviceCommandError, ErrorCode.COMMAND_FAILED),
     (errors.OutputTooLargeError, ErrorCode.OUTPUT_TOO_LARGE),
     (errors.OperationCancelledError, ErrorCode.CANCELLED),
+    (errors.DeviceQueueFullError, ErrorCode.DEVICE_BUSY),
     (errors.AdbTimeoutError, ErrorCode.TIMEOUT),
 )
 

@@ -24,6 +24,9 @@ Device tools take an optional `serial`; without it the session's device (select_
 the only connected device is used. Failures carry error.code and error.next_action; read
 adbwire://policy for their meanings and for what the operator has turned off. Destructive
 tools ask the user first. Prefer typed tools over run_shell.
+Action tools also return screen_changed, window, keyboard_shown and the app's warnings and
+errors logged meanwhile (log, log_more); a crash or ANR during an action is its error
+(app_crashed, app_not_responding) with the root cause.
 """
 
 

@@ -32,6 +32,7 @@ from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.paths import open_new_file
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
+from adbwire.mcp.tools.outcome import ActionOutcome, outcome_fields, said, watched
 from adbwire.mcp.tools.ui_common import (
     ElementId,
     in_range,
@@ -164,7 +165,7 @@ class PointArgs(DeviceArgs):
     space: Literal["screenshot"] | None = None
 
 
-class Point(Result):
+class Point(ActionOutcome):
     x: int
     y: int
 
@@ -192,8 +193,9 @@ def _to_device(call: ToolCall, x: float, y: float, space: Space) -> tuple[int, i
 async def tap(call: ToolCall, args: PointArgs) -> ToolOutput:
     """Tap a point in device px, or in screenshot px (space); prefer tap_element."""
     x, y = _to_device(call, args.x, args.y, args.space or "device")
-    await call.run(device_input.tap, call.client, x, y)
-    return ToolOutput(f"tapped ({x}, {y})", Point(x=x, y=y))
+    outcome = await watched(call, device_input.tap, call.client, x, y)
+    data = Point(x=x, y=y, **outcome_fields(outcome))
+    return ToolOutput(f"tapped ({x}, {y}){said(outcome)}", data)
 
 
 class SwipeArgs(DeviceArgs):
@@ -203,7 +205,7 @@ class SwipeArgs(DeviceArgs):
     space: Literal["screenshot"] | None = None
 
 
-class Swiped(Result):
+class Swiped(ActionOutcome):
     points: list[int]
 
 
@@ -233,12 +235,6 @@ def _swipe_points(call: ToolCall, args: SwipeArgs) -> list[int]:
     }[args.direction]
 
 
-def _swipe(call: ToolCall, args: SwipeArgs) -> list[int]:
-    points = _swipe_points(call, args)
-    device_input.swipe(call.client, *points, duration_ms=SWIPE_MS)
-    return points
-
-
 @tool(
     name="swipe",
     title="Swipe",
@@ -250,15 +246,17 @@ def _swipe(call: ToolCall, args: SwipeArgs) -> list[int]:
 )
 async def swipe(call: ToolCall, args: SwipeArgs) -> ToolOutput:
     """Swipe the finger in a direction, or along points [x1,y1,x2,y2]."""
-    points = await call.run(_swipe, call, args)
-    return ToolOutput(f"swiped {points[:2]}->{points[2:]}", Swiped(points=points))
+    points = await call.run(_swipe_points, call, args)
+    outcome = await watched(call, device_input.swipe, call.client, *points, duration_ms=SWIPE_MS)
+    data = Swiped(points=points, **outcome_fields(outcome))
+    return ToolOutput(f"swiped {points[:2]}->{points[2:]}{said(outcome)}", data)
 
 
 class KeyArgs(DeviceArgs):
     key: str = Field(max_length=50, description="back, home, enter, delete, tab, KEYCODE_*")
 
 
-class Pressed(Result):
+class Pressed(ActionOutcome):
     keycode: str
 
 
@@ -274,8 +272,9 @@ class Pressed(Result):
 async def press_key(call: ToolCall, args: KeyArgs) -> ToolOutput:
     """Press a key."""
     code = device_input.keycode(args.key)
-    await call.run(device_input.press_keys, call.client, code)
-    return ToolOutput(f"pressed {code}", Pressed(keycode=code))
+    outcome = await watched(call, device_input.press_keys, call.client, code)
+    data = Pressed(keycode=code, **outcome_fields(outcome))
+    return ToolOutput(f"pressed {code}{said(outcome)}", data)
 
 
 class DebugArgs(DeviceArgs):

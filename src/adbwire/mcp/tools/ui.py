@@ -8,7 +8,7 @@ whether the screen changed.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,7 @@ from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import PROFILES, Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
+from adbwire.mcp.tools.outcome import ActionOutcome, outcome_fields, problem_failure, said
 from adbwire.mcp.tools.ui_common import (
     MAX_FOUND,
     Acted,
@@ -204,11 +205,10 @@ class TypeArgs(DeviceArgs):
     clear: bool = False
 
 
-class TypedOut(Result):
+class TypedOut(ActionOutcome):
     typed: int
     field: str | None = None
     verified: bool
-    note: str | None = None
 
 
 @tool(
@@ -233,14 +233,17 @@ async def type_text(call: ToolCall, args: TypeArgs) -> ToolOutput:
         clear=args.clear,
         previous=previous_tree(call),
     )
+    failure = problem_failure(result.outcome)
+    if failure is not None:
+        raise failure
     data = TypedOut(
         typed=result.typed.characters,
         field=element_line(result.field) if result.field else None,
         verified=result.verified,
-        note=result.note,
+        **outcome_fields(result.outcome, note=result.note),
     )
     state = "verified" if result.verified else "not verified"
-    return ToolOutput(f"typed {data.typed} characters ({state})", data)
+    return ToolOutput(f"typed {data.typed} characters ({state}){said(result.outcome)}", data)
 
 
 class ScrollArgs(Target):
@@ -251,11 +254,10 @@ class ScrollArgs(Target):
     max_swipes: Annotated[int, in_range(0, 30)] = 8
 
 
-class Scrolled(Result):
+class Scrolled(ActionOutcome):
     found: bool
     element: str | None = None
     swipes: int
-    reason: str | None = None
 
 
 @tool(
@@ -281,7 +283,13 @@ async def scroll_to_element(call: ToolCall, args: ScrollArgs) -> ToolOutput:
     )
     remember(call, result.snapshot.hierarchy)
     line = element_line(result.element) if result.element else None
-    data = Scrolled(found=result.found, element=line, swipes=result.swipes, reason=result.reason)
+    fields: dict[str, Any] = {"note": result.reason}
+    if result.outcome is not None:
+        failure = problem_failure(result.outcome)
+        if failure is not None:
+            raise failure
+        fields = outcome_fields(result.outcome, note=result.reason)
+    data = Scrolled(found=result.found, element=line, swipes=result.swipes, **fields)
     return ToolOutput(f"{'found' if result.found else 'not found'} after {result.swipes}", data)
 
 

@@ -21,7 +21,8 @@ from adbwire.device.ui.select import parse_query
 from adbwire.mcp.registry import ToolOutput
 from adbwire.mcp.results.envelope import ErrorCode, NextAction, ToolFailure
 from adbwire.mcp.runtime import ToolCall
-from adbwire.mcp.tools.common import DeviceArgs, Result
+from adbwire.mcp.tools.common import DeviceArgs
+from adbwire.mcp.tools.outcome import ActionOutcome, outcome_fields, problem_failure, said
 
 MAX_FOUND = 20
 P = ParamSpec("P")
@@ -99,27 +100,22 @@ async def run_ui(call: ToolCall, func: Callable[P, T], *args: P.args, **kwargs: 
         ) from None
 
 
-class Acted(Result):
+class Acted(ActionOutcome):
     element: str
     target: str
-    screen_changed: bool | None = None
-    keyboard_shown: bool | None = None
-    note: str | None = None
 
 
 def acted(result: ops.ActionResult, verb: str) -> ToolOutput:
-    resolved, seen = result.resolved, result.observation
-    after = seen.after
+    """The result of a touch on an element: the element, its touch target and the outcome
+    (a crash or ANR meanwhile is raised as the call's error)."""
+    resolved, outcome = result.resolved, result.outcome
+    failure = problem_failure(outcome)
+    if failure is not None:
+        raise failure
     data = Acted(
         element=resolved.element.id,
         target=element_line(resolved.target),
-        screen_changed=seen.screen_changed,
-        keyboard_shown=seen.keyboard_shown,
-        note=result.note or seen.error,
+        **outcome_fields(outcome, note=result.note),
     )
-    changed = {True: "screen changed", False: "screen unchanged", None: "screen unreadable"}
     x, y = resolved.point
-    window = after.focus.current_focus if after and after.focus else None
-    summary = f"{verb} {resolved.target.id} at ({x}, {y}); {changed[seen.screen_changed]}"
-    summary += f"; window {window}" if window else ""
-    return ToolOutput(summary, data)
+    return ToolOutput(f"{verb} {resolved.target.id} at ({x}, {y}){said(outcome)}", data)

@@ -32,8 +32,11 @@ MAX_APK_BYTES = 512 * 1024 * 1024
 class Userland:
     """One device's userland. Thread-safe: `run` is called from one thread per stream."""
 
-    def __init__(self, scenario: Scenario, files: DeviceFiles) -> None:
+    def __init__(
+        self, scenario: Scenario, files: DeviceFiles, *, screencap_encode_ms: float = 0.0
+    ) -> None:
         self.device = Device(scenario, files)
+        self.device.screencap_encode_ms = screencap_encode_ms
 
     def run(self, command_line: str, io: ProcessIO, *, pty: bool = False) -> int:
         """Run a command line (empty: an interactive shell on stdin) and return its status.

@@ -55,6 +55,8 @@ class Device:
         self._commands = build_registry()
         self._processes = ProcessTable(self.state, self.state.system_server_pid * 13 + 1000)
         self._image_cache: dict[tuple[str, bool, bool], tuple[int, int, bytes]] = {}
+        self.screencap_encode_ms = 0.0
+        """What `screencap -p` spends encoding before it writes (a phone: hundreds of ms)."""
         files.ownership = FileOwners(self.user_id)
         self._install_system_bin()
         for path, mode in _IMAGE_MODES:

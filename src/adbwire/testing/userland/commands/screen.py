@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.android.png import raw_frame
 from adbwire.testing.userland.android.ui import UiTree, compressed, serialize
@@ -85,6 +87,8 @@ def screencap(inv: Invocation) -> int:
     device = inv.device
     with device.state.lock:
         width, height, data = device.screenshot(raw=not png)
+    if png:
+        _encode_pause(inv, device.screencap_encode_ms / 1000)
     if not png:
         data = raw_frame(width, height, data, sdk=device.state.sdk)
     if target is None:
@@ -96,6 +100,13 @@ def screencap(inv: Invocation) -> int:
         inv.err(f"Error opening file: {target} ({exc.message})\nSaving image failed.\n")
         return 1
     return 0
+
+
+def _encode_pause(inv: Invocation, seconds: float) -> None:
+    """The time a phone's PNG encoder takes (the simulator's image is cached and tiny)."""
+    deadline = time.monotonic() + seconds
+    while not inv.cancelled and (remaining := deadline - time.monotonic()) > 0:
+        time.sleep(min(remaining, 0.02))
 
 
 def wm(inv: Invocation) -> int:
