@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Mutation testing for one module: do its tests notice when the code changes?
 
-    .venv/bin/python scripts/mutate.py src/adbwire/mcp/confirm.py --sample 60 --seed 1
-    .venv/bin/python scripts/mutate.py src/adbwire/mcp/confirm.py \\
+    .venv/bin/python scripts/mutate.py src/adbwire/mcp/safety/confirm.py --sample 60 --seed 1
+    .venv/bin/python scripts/mutate.py src/adbwire/mcp/safety/confirm.py \\
         --tests tests/mcp/test_confirmation.py --sample 60 --seed 1 --jobs 2
     .venv/bin/python scripts/mutate.py src/adbwire/wire/protocol.py --list
 
@@ -45,14 +45,14 @@ SOURCE_ROOT = ROOT / "src"
 # The tests that guard each module when --tests is not given (globs, relative to the root).
 # They run in this order with -x, so the fast unit tests come first: most mutants die there.
 DEFAULT_TESTS: dict[str, tuple[str, ...]] = {
-    "src/adbwire/mcp/confirm.py": (
+    "src/adbwire/mcp/safety/confirm.py": (
         "tests/mcp/test_consent_state.py",
         "tests/mcp/test_consent*.py",
         "tests/mcp/test_confirmation*.py",
     ),
-    "src/adbwire/mcp/shell_guard.py": ("tests/mcp/test_shell_guard*.py",),
-    "src/adbwire/mcp/paths.py": ("tests/mcp/test_paths*.py",),
-    "src/adbwire/mcp/policy.py": ("tests/mcp/test_policy*.py",),
+    "src/adbwire/mcp/safety/shell_guard.py": ("tests/mcp/test_shell_guard*.py",),
+    "src/adbwire/mcp/safety/paths.py": ("tests/mcp/test_paths*.py",),
+    "src/adbwire/mcp/safety/policy.py": ("tests/mcp/test_policy*.py",),
     "src/adbwire/wire/protocol.py": ("tests/wire/test_protocol*.py",),
     "src/adbwire/wire/services/sync/pull.py": (
         "tests/wire/sync/test_pull*.py",
@@ -307,7 +307,7 @@ def report(module: str, arguments: argparse.Namespace, outcomes: list[Outcome], 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("module", help="the module to mutate, e.g. src/adbwire/mcp/confirm.py")
+    parser.add_argument("module", help="the module to mutate, e.g. src/adbwire/mcp/safety/confirm.py")
     parser.add_argument("--tests", nargs="+", help="test paths or globs (default: per module)")
     parser.add_argument("--sample", type=int, default=60, help="mutants to try (default 60)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")

@@ -174,8 +174,37 @@ def sim_device(sim_device_factory: Callable[..., SimulatedDevice]) -> SimulatedD
 NETWORK_OPT_IN = "ADBWIRE_NETWORK_TESTS"
 
 
+# Modules whose tests start other processes (`adbwire serve`, the CLI, a second server,
+# pytest itself); with the interop tests (Google's adb) they are marked `slow`, so
+# `pytest -m "not slow"` is a quick loop while editing.
+SLOW_MODULES = frozenset(
+    {
+        "tests/device/test_heavy_jobs.py",
+        "tests/device/test_screen_memory.py",
+        "tests/mcp/test_http_signals.py",
+        "tests/mcp/test_inspector.py",
+        "tests/mcp/test_output_memory.py",
+        "tests/mcp/test_spawn_environment.py",
+        "tests/mcp/test_stdio.py",
+        "tests/mcp/test_stdio_signals.py",
+        "tests/test_benchmarks_quick.py",
+        "tests/test_no_adb_guard.py",
+        "tests/wire/mdns/test_discovery.py",
+        "tests/wire/pairing/test_cli_pair.py",
+        "tests/wire/recording/test_pytest_plugin.py",
+    }
+)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked `network` reach a package registry: they run only when asked for."""
+    """Mark the `slow` tests; tests marked `network` reach a package registry: they run
+    only when asked for."""
+    root = Path(str(config.rootpath))
+    for item in items:
+        if item.get_closest_marker("interop") or (
+            Path(str(item.path)).relative_to(root).as_posix() in SLOW_MODULES
+        ):
+            item.add_marker(pytest.mark.slow)
     if os.environ.get(NETWORK_OPT_IN) == "1":
         return
     skip = pytest.mark.skip(reason=f"reaches the network; set {NETWORK_OPT_IN}=1 to run it")

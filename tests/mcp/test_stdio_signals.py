@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals"),
 ]
 
+ANSWER_WAIT = 60.0
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -44,11 +46,12 @@ def test_a_signal_ends_a_session_whose_client_keeps_stdin_open(
             + request(2, "tools/call", {"name": "device_info", "arguments": {}})
         )
         process.stdin.flush()
-        for line in process.stdout:  # each line is bounded by the test's timeout marker
-            if json.loads(line).get("id") == 2:
-                break
-        else:
-            pytest.fail(f"serve ended before answering: {stderr_of(process)}")
+        if not answered(process, 2, within=ANSWER_WAIT):
+            process.kill()
+            process.wait(timeout=10)
+            pytest.fail(
+                f"serve did not answer within {ANSWER_WAIT} s; stderr:\n{stderr_of(process)}"
+            )
         process.send_signal(stop)
         try:
             process.wait(timeout=30)
@@ -62,6 +65,25 @@ def test_a_signal_ends_a_session_whose_client_keeps_stdin_open(
     # The device connection was closed by us, so the recording ends like any other session.
     last = json.loads(recording.read_text().splitlines()[-1])
     assert (last["event"], last["by"]) == ("end", "host")
+
+
+def answered(process: subprocess.Popen[bytes], request_id: int, *, within: float) -> bool:
+    """True once stdout carries the answer to `request_id`; False if the server ended or
+    stayed silent for `within` seconds (read in a thread, so the wait is bounded)."""
+    assert process.stdout is not None
+    stdout = process.stdout
+    seen = threading.Event()
+
+    def read() -> None:
+        for line in stdout:
+            if json.loads(line).get("id") == request_id:
+                seen.set()
+                return
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    reader.join(within)
+    return seen.is_set()
 
 
 def stderr_of(process: subprocess.Popen[bytes]) -> str:
