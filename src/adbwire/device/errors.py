@@ -25,6 +25,11 @@ class VerificationError(DeviceCommandError):
     """The command ran, but reading the device back shows it did not take effect."""
 
 
+class UnsupportedError(DeviceCommandError):
+    """The device's release or kind lacks what the operation needs (app locales before
+    Android 13, dark mode before Android 10, the emulator console on a phone)."""
+
+
 class AppCrashedError(DeviceCommandError):
     """The app's process died; the message carries the root cause from the crash log."""
 

@@ -43,6 +43,9 @@ class ActivitySpec:
     launcher: bool = False  # has a MAIN/LAUNCHER intent filter
     deep_links: tuple[str, ...] = ()  # URI prefixes it handles for action VIEW
     crash_log: str | None = None  # Java stack trace printed when it crashes at launch
+    native_crash: str | None = None  # tombstone body (from "signal ..."): dies in native code
+    anr: str | None = None  # ANR reason: its main thread hangs at launch
+    anr_after_ms: int = 1000  # how long after the launch the ANR is reported
 
 
 @dataclass(frozen=True)
@@ -106,6 +109,20 @@ class FileSpec:
 
 
 @dataclass(frozen=True)
+class NotificationSpec:
+    package: str
+    id: int
+    title: str
+    text: str = ""
+    channel: str = "default"
+    tag: str | None = None
+    minutes_ago: int = 0
+    ongoing: bool = False
+    screen: str | None = None  # where tapping it in the shade leads
+    uid: int = 1000  # the posting package's uid
+
+
+@dataclass(frozen=True)
 class ProcessSpec:
     name: str
     pid: int
@@ -131,6 +148,7 @@ class Scenario:
     logcat: dict[str, str] = field(default_factory=dict)  # buffer -> threadtime text
     files: list[FileSpec] = field(default_factory=list)
     processes: list[ProcessSpec] = field(default_factory=list)
+    notifications: list[NotificationSpec] = field(default_factory=list)
     source: Path | None = None
 
 
@@ -191,6 +209,7 @@ class _Loader:
                 "logcat",
                 "files",
                 "processes",
+                "notifications",
             },
         )
         device = raw.get("device", {})
@@ -219,6 +238,8 @@ class _Loader:
         for namespace in ("global", "secure", "system"):
             settings.setdefault(namespace, {})
         screens = [self.screen(item) for item in raw.get("screens", [])]
+        packages = [self.package(item) for item in raw.get("packages", [])]
+        uids = {package.name: package.uid for package in packages}
         return Scenario(
             name=str(raw.get("name", self.path.stem)),
             display=display,
@@ -229,7 +250,7 @@ class _Loader:
             properties={str(k): str(v) for k, v in raw.get("properties", {}).items()},
             settings=settings,
             battery=dict(raw.get("battery", {})),
-            packages=[self.package(item) for item in raw.get("packages", [])],
+            packages=packages,
             screens={screen.id: screen for screen in screens},
             transitions=[self.transition(item) for item in raw.get("transitions", [])],
             logcat={buf: self.text_asset(rel) for buf, rel in raw.get("logcat", {}).items()},
@@ -238,7 +259,25 @@ class _Loader:
                 ProcessSpec(str(p["name"]), int(p["pid"]), int(p.get("uid", 1000)))
                 for p in raw.get("processes", [])
             ],
+            notifications=[self.notification(item, uids) for item in raw.get("notifications", [])],
             source=self.path,
+        )
+
+    def notification(self, raw: Mapping[str, Any], uids: Mapping[str, int]) -> NotificationSpec:
+        package = str(raw["package"])
+        allowed = {"package", "id", "tag", "channel", "title", "text", "minutes_ago", "ongoing"}
+        _no_unknown(raw, f"notification of {package}", allowed | {"screen"})
+        return NotificationSpec(
+            package=package,
+            id=int(raw["id"]),
+            title=str(raw["title"]),
+            text=str(raw.get("text", "")),
+            channel=str(raw.get("channel", "default")),
+            tag=raw.get("tag"),
+            minutes_ago=int(raw.get("minutes_ago", 0)),
+            ongoing=bool(raw.get("ongoing", False)),
+            screen=raw.get("screen"),
+            uid=uids.get(package, 1000),
         )
 
     def package(self, raw: Mapping[str, Any]) -> PackageSpec:
@@ -260,15 +299,30 @@ class _Loader:
     def activity(self, package: str, raw: Mapping[str, Any]) -> ActivitySpec:
         name = str(raw["name"])
         _no_unknown(
-            raw, f"activity {name}", {"name", "screen", "launcher", "deep_links", "crash_log"}
+            raw,
+            f"activity {name}",
+            {
+                "name",
+                "screen",
+                "launcher",
+                "deep_links",
+                "crash_log",
+                "native_crash",
+                "anr",
+                "anr_after_ms",
+            },
         )
         crash = raw.get("crash_log")
+        native = raw.get("native_crash")
         return ActivitySpec(
             name=package + name if name.startswith(".") else name,
             screen=raw.get("screen"),
             launcher=bool(raw.get("launcher", False)),
             deep_links=tuple(raw.get("deep_links", ())),
             crash_log=self.text_asset(crash) if crash else None,
+            native_crash=self.text_asset(native) if native else None,
+            anr=str(raw["anr"]) if raw.get("anr") else None,
+            anr_after_ms=int(raw.get("anr_after_ms", 1000)),
         )
 
     def screen(self, raw: Mapping[str, Any]) -> ScreenSpec:
@@ -284,7 +338,9 @@ class _Loader:
         return ScreenSpec(
             id=screen_id,
             component=str(raw["component"]),
-            hierarchy=self.text_asset(raw["hierarchy"]),
+            # uiautomator's own file starts at "<?xml"; a copy with a blank line first is the
+            # same dump (the device-side parser accepts it too)
+            hierarchy=self.text_asset(raw["hierarchy"]).lstrip("\ufeff \t\r\n"),
             screenshot=png,
             keyboard=bool(raw.get("keyboard", False)),
             secure=bool(raw.get("secure", False)),

@@ -33,14 +33,23 @@ def check_scenario(scenario: Scenario) -> list[str]:
                 problems.append(
                     f"activity {activity.name}: screen {activity.screen!r} is not defined"
                 )
-            if activity.screen is None and activity.crash_log is None:
-                problems.append(f"activity {activity.name}: needs a screen or a crash_log")
+            fails = (activity.crash_log, activity.native_crash, activity.anr)
+            if activity.screen is None and all(fault is None for fault in fails):
+                problems.append(
+                    f"activity {activity.name}: needs a screen, a crash_log, a native_crash "
+                    "or an anr"
+                )
         missing = set(package.granted_permissions) - set(package.requested_permissions)
         if missing:
             problems.append(
                 f"package {package.name}: grants permissions it does not request: "
                 + ", ".join(sorted(missing))
             )
+    for note in scenario.notifications:
+        if note.package not in packages:
+            problems.append(f"notification {note.id}: package {note.package!r} is not installed")
+        if note.screen is not None and note.screen not in screens:
+            problems.append(f"notification {note.id}: screen {note.screen!r} is not defined")
     for transition in scenario.transitions:
         if transition.source != "*" and transition.source not in screens:
             problems.append(f"transition from unknown screen {transition.source!r}")

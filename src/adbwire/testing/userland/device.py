@@ -9,6 +9,7 @@ from datetime import datetime
 
 from adbwire.testing.device_files import DeviceFiles, FsError
 from adbwire.testing.scenario import Scenario
+from adbwire.testing.userland.android.display_modes import night_mode, rotation, turn_canvas
 from adbwire.testing.userland.android.png import Canvas, decode_png, png_size
 from adbwire.testing.userland.android.render import render_screen
 from adbwire.testing.userland.android.state import TIME_FORMAT, AndroidState
@@ -54,7 +55,7 @@ class Device:
         self.state = AndroidState(scenario)
         self._commands = build_registry()
         self._processes = ProcessTable(self.state, self.state.system_server_pid * 13 + 1000)
-        self._image_cache: dict[tuple[str, bool, bool], tuple[int, int, bytes]] = {}
+        self._image_cache: dict[tuple[object, ...], tuple[int, int, bytes]] = {}
         self.screencap_encode_ms = 0.0
         """What `screencap -p` spends encoding before it writes (a phone: hundreds of ms)."""
         files.ownership = FileOwners(self.user_id)
@@ -120,15 +121,21 @@ class Device:
         if visit is None or visit.screen.secure or not self.state.power.awake:
             canvas = Canvas(width, height, (0, 0, 0, 255), [])
             return width, height, canvas.rgba() if raw else canvas.png()
-        key = (visit.screen.id, visit.keyboard, raw)
+        turns, dark = rotation(self.state), night_mode(self.state) == "yes"
+        shown = visit.record_id if visit.package == "android" else ""  # system windows change
+        key = (visit.screen.id, visit.keyboard, raw, turns, dark, shown)
         cached = self._image_cache.get(key)
         if cached is None:
             png = visit.screen.screenshot
-            if png is not None and not visit.keyboard:
+            if png is not None and not visit.keyboard and not turns and not dark:
                 width, height = png_size(png)
                 cached = (width, height, decode_png(png)[2] if raw else png)
             else:
-                canvas = render_screen(visit.tree, width, height, keyboard=visit.keyboard)
+                canvas = render_screen(
+                    visit.tree, width, height, keyboard=visit.keyboard, dark=dark
+                )
+                canvas = turn_canvas(canvas, turns)
+                width, height = canvas.width, canvas.height
                 cached = (width, height, canvas.rgba() if raw else canvas.png())
             self._image_cache[key] = cached
         return cached

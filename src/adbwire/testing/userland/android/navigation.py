@@ -31,6 +31,8 @@ class Visit:
     record_id: str
     window_id: str
     typed: dict[int, str] = field(default_factory=dict)  # id(node) -> text typed so far
+    on_tap: Callable[[UiNode], bool] | None = None
+    """A system window's own handling of a tap on a node (True: handled), e.g. the shade."""
 
     @property
     def package(self) -> str:
@@ -149,6 +151,8 @@ class Navigator:
         if visit is None:
             return
         chain = visit.tree.path_at(x, y)
+        if visit.on_tap is not None and any(visit.on_tap(node) for node in reversed(chain)):
+            return
         for node in reversed(chain):
             found = self._tap_transition(node)
             if found is not None:

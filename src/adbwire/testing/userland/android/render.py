@@ -14,6 +14,7 @@ from adbwire.testing.userland.android.ui import UiNode, UiTree
 
 STATUS_BAR = (32, 33, 36, 255)
 TEXT = (60, 64, 67, 255)
+DARK_TEXT = (232, 234, 237, 255)
 FIELD = (255, 255, 255, 255)
 UNDERLINE = (26, 115, 232, 255)
 KEYBOARD = (232, 234, 237, 255)
@@ -25,19 +26,23 @@ def _tint(package: str) -> RGBA:
     return (200 + seed % 40, 210 + (seed >> 8) % 35, 225 + (seed >> 16) % 30, 255)
 
 
-def render_screen(tree: UiTree, width: int, height: int, *, keyboard: bool) -> Canvas:
+def render_screen(
+    tree: UiTree, width: int, height: int, *, keyboard: bool, dark: bool = False
+) -> Canvas:
+    """``dark``: night mode's theme (dark background, light text)."""
     package = tree.roots[0].get("package") if tree.roots else "android"
-    background = (250, 250, 252, 255) if package != "android" else (48, 48, 48, 255)
+    light = package != "android" and not dark
+    background = (250, 250, 252, 255) if light else (48, 48, 48, 255)
     canvas = Canvas(width, height, background, [])
     accent = _tint(package)
     for node in tree.walk():
-        _draw(canvas, node, accent)
+        _draw(canvas, node, accent, TEXT if light else DARK_TEXT)
     if keyboard:
         _draw_keyboard(canvas)
     return canvas
 
 
-def _draw(canvas: Canvas, node: UiNode, accent: RGBA) -> None:
+def _draw(canvas: Canvas, node: UiNode, accent: RGBA, text_color: RGBA) -> None:
     left, top, right, bottom = node.bounds
     if right <= left or bottom <= top:
         return
@@ -58,7 +63,9 @@ def _draw(canvas: Canvas, node: UiNode, accent: RGBA) -> None:
         text_width = min(right - left, len(text) * line * 3 // 5)
         middle = (top + bottom) // 2
         rects.append(
-            Rect(left + 4, middle - line // 2, left + 4 + text_width, middle + line // 2, TEXT)
+            Rect(
+                left + 4, middle - line // 2, left + 4 + text_width, middle + line // 2, text_color
+            )
         )
 
 

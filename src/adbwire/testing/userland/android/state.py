@@ -11,11 +11,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 
 from adbwire.testing.scenario import ActivitySpec, ProcessSpec, Scenario
 from adbwire.testing.userland.android.logs import LogStore
 from adbwire.testing.userland.android.navigation import Navigator, Visit
+from adbwire.testing.userland.android.notifications import NotificationCenter
 from adbwire.testing.userland.android.packages import InstalledPackage, short_component
 from adbwire.testing.userland.android.power import PowerState
 
@@ -102,6 +103,10 @@ class AndroidState:
         boot_ms = int(scenario.uptime_seconds * 1000)
         self.power = PowerState(last_wake_ms=max(0, boot_ms - 25_000))
         self.nav = Navigator(scenario, self._on_show)
+        posted_ms = int(start.replace(tzinfo=timezone.utc).timestamp() * 1000)
+        self.notifications = NotificationCenter(scenario, posted_ms)
+        self.app_locales: dict[str, str] = {}  # package -> `cmd locale` tags, comma-separated
+        self.pointer: tuple[int, int] | None = None  # where `input motionevent DOWN` put it
         for spec in scenario.packages:
             if spec.running:
                 self.start_process(spec.name, pid=spec.pid, quiet=True)

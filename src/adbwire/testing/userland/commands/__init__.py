@@ -8,6 +8,7 @@ from adbwire.testing.userland.commands import (
     basic,
     checksums,
     dd,
+    device_modes,
     dumpsys,
     fileops,
     files,
@@ -21,6 +22,7 @@ from adbwire.testing.userland.commands import (
     paths,
     procs,
     screen,
+    screenrecord,
     sed,
     system,
     terminal,
@@ -32,7 +34,7 @@ from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
-             procs, netcat, misc, toybox)  # fmt: skip
+             procs, netcat, misc, toybox, device_modes, screenrecord)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from adbwire.testing.userland.android.state import AndroidState
+from adbwire.testing.userland.commands.device_modes import dump_uimode
+from adbwire.testing.userland.commands.dumpsys_notification import dump_notifications
 from adbwire.testing.userland.commands.dumpsys_package import dump_packages
 from adbwire.testing.userland.commands.dumpsys_power import dump_power
 from adbwire.testing.userland.commands.dumpsys_window import (
@@ -13,7 +15,10 @@ from adbwire.testing.userland.commands.dumpsys_window import (
 )
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
-SERVICES = ("activity", "battery", "input_method", "package", "power", "window")
+SERVICES = (
+    "activity", "battery", "input_method", "notification", "package", "power", "uimode",
+    "window",
+)  # fmt: skip
 _BATTERY_LABELS = (
     ("ac_powered", "AC powered"),
     ("usb_powered", "USB powered"),
@@ -153,6 +158,10 @@ def _dump(state: AndroidState, service: str, args: list[str]) -> str:
             return dump_input_method(state)
         if service == "power":
             return dump_power(state)
+        if service == "notification":
+            return dump_notifications(state, args)
+        if service == "uimode":
+            return dump_uimode(state)
         return dump_battery(state)
 
 

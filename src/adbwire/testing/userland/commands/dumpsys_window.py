@@ -6,6 +6,11 @@ each section is present in its real shape so parsers looking for markers find th
 
 from __future__ import annotations
 
+from adbwire.testing.userland.android.display_modes import (
+    display_rotation_lines,
+    rotated,
+    rotation,
+)
 from adbwire.testing.userland.android.navigation import Visit
 from adbwire.testing.userland.android.packages import short_component, split_component
 from adbwire.testing.userland.android.state import AndroidState
@@ -42,9 +47,10 @@ def focus_lines(state: AndroidState) -> list[str]:
 
 
 def _display_line(state: AndroidState) -> list[str]:
-    width, height = state.display_size_override or (
-        state.scenario.display.width,
-        state.scenario.display.height,
+    width, height = rotated(
+        state.display_size_override
+        or (state.scenario.display.width, state.scenario.display.height),
+        rotation(state),
     )
     return [
         f"  Display: mDisplayId=0 rootTasks={len({v.task_id for v in state.nav.stack}) + 2}",
@@ -61,6 +67,7 @@ def _display_line(state: AndroidState) -> list[str]:
 def dump_displays(state: AndroidState) -> str:
     lines = ["WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)"]
     lines += [*_display_line(state), "  mLayoutSeq=212", *focus_lines(state)]
+    lines += display_rotation_lines(state)
     lines += [
         "  mLastStatusBarVisibility=0x8008",
         "",

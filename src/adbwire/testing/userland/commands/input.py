@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adbwire.testing.userland.android.power import press_power_key
+from adbwire.testing.userland.commands.motion import motionevent
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 KEYCODES = {
@@ -84,6 +85,8 @@ USAGE = (
     "or name> ... (Default: keyboard)\n"
     "      tap <x> <y> (Default: touchscreen)\n"
     "      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n"
+    "      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)\n"
+    "      motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)\n"
 )
 
 
@@ -188,6 +191,8 @@ def input_command(inv: Invocation) -> int:
         return 0
     if verb in ("tap", "press", "swipe", "draganddrop"):
         return _touch(inv, verb, rest)
+    if verb == "motionevent":
+        return motionevent(inv, rest)
     inv.err(f"Error: Unknown command: {verb}\n")
     inv.out(USAGE)
     return 1

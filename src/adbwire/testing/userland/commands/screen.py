@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.android.display_modes import rotation
 from adbwire.testing.userland.android.png import raw_frame
 from adbwire.testing.userland.android.ui import UiTree, compressed, serialize
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
@@ -40,7 +42,8 @@ def uiautomator(inv: Invocation) -> int:
         if tree is None:
             inv.err("ERROR: null root node returned by UiTestAutomationBridge.\n")
             return 0
-        xml = serialize(tree if verbose else compressed(tree))
+        shown = tree if verbose else compressed(tree)
+        xml = serialize(dataclasses.replace(shown, rotation=str(rotation(state))))
     if path in _STDOUT_PATHS:
         inv.out(xml)
     elif path != "/dev/null":

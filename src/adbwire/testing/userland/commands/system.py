@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from adbwire.testing.userland.commands.device_modes import locale, statusbar, uimode
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 NAMESPACES = ("global", "secure", "system")
-CMD_SERVICES = ("activity", "connectivity", "input", "package", "settings", "window")
+CMD_SERVICES = (
+    "activity", "connectivity", "input", "locale", "package", "settings", "statusbar", "uimode",
+    "window",
+)  # fmt: skip
 
 
 def getprop(inv: Invocation) -> int:
@@ -94,6 +98,9 @@ def cmd(inv: Invocation) -> int:
         return 0
     if service == "connectivity" and rest[:1] == ["airplane-mode"]:
         return airplane_mode(inv, rest[1:])
+    handler = {"uimode": uimode, "locale": locale, "statusbar": statusbar}.get(service)
+    if handler is not None:
+        return handler(inv, rest)
     forward = {
         "package": "pm",
         "activity": "am",

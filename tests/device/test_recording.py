@@ -1,0 +1,87 @@
+"""Screen recording on the simulated device: one per device, stopped with SIGINT, the MP4
+pulled and removed from the device; usage errors and early ends reported."""
+
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import pytest
+
+from adbwire.device import recording
+from adbwire.device.errors import AlreadyExistsError, NotFoundError
+from adbwire.errors import CommandFailedError, UsageError
+from tests.device.ui_sim import simulated
+
+
+def boxes(data: bytes) -> dict[bytes, bytes]:
+    found, offset = {}, 0
+    while offset + 8 <= len(data):
+        size, kind = struct.unpack(">I4s", data[offset : offset + 8])
+        found[kind] = data[offset + 8 : offset + size]
+        offset += size
+    return found
+
+
+def test_arguments_are_checked_before_the_device() -> None:
+    with pytest.raises(UsageError):
+        recording.recording_argv("/x.mp4", 181)
+    with pytest.raises(UsageError):
+        recording.recording_argv("/x.mp4", 10, size="1080x")
+    argv = recording.recording_argv("/x.mp4", 10, size="720x1280", bit_rate=4_000_000)
+    assert argv == ["screenrecord", "--time-limit", "10", "--size", "720x1280",
+                    "--bit-rate", "4000000", "/x.mp4"]  # fmt: skip
+
+
+def test_record_stop_pull_and_clean_up(tmp_path: Path) -> None:
+    with simulated("notes_list") as sim:
+        recorder = recording.Recorder()
+        running = recorder.start(sim.client, max_seconds=60)
+        assert running.pid is not None
+        with pytest.raises(AlreadyExistsError, match="one per device"):
+            recorder.start(sim.client)
+        stopped = recorder.stop(sim.client, tmp_path / "clip.mp4", cap=1 << 20, progress=None)
+        assert stopped.ended_by == "stop" and 0 < stopped.duration_s < 60
+        data = (tmp_path / "clip.mp4").read_bytes()
+        assert stopped.bytes == len(data)
+        top = boxes(data)
+        assert top[b"ftyp"][:4] == b"mp42" and b"mdat" in top
+        mvhd = boxes(top[b"moov"])[b"mvhd"]
+        timescale, duration = struct.unpack(">II", mvhd[12:20])
+        assert 0 < duration / timescale < 60
+        assert [
+            n for n, _ in sim.userland.device.files.listdir("/data/local/tmp") if n.endswith(".mp4")
+        ] == []  # removed
+        assert not [p for p in sim.userland.state.processes.values() if p.name == "screenrecord"]
+        with pytest.raises(NotFoundError):
+            recorder.stop(sim.client, tmp_path / "again.mp4", cap=1 << 20, progress=None)
+
+
+def test_time_limit_end_and_abort(tmp_path: Path) -> None:
+    with simulated("notes_list") as sim:
+        recorder = recording.Recorder()
+        running = recorder.start(sim.client, max_seconds=1)
+        assert running.done.wait(10)
+        stopped = recorder.stop(sim.client, tmp_path / "clip.mp4", cap=1 << 20, progress=None)
+        assert stopped.ended_by == "time_limit"
+        recorder.start(sim.client, max_seconds=60)
+        assert recorder.abort(sim.client)
+        assert recorder.running(sim.client.serial) is None
+        assert [
+            n for n, _ in sim.userland.device.files.listdir("/data/local/tmp") if n.endswith(".mp4")
+        ] == []
+        assert not recorder.abort(sim.client)
+
+
+def test_a_recording_that_cannot_start_says_why() -> None:
+    with simulated("notes_list") as sim:
+
+        def no_encoder(inv, command):  # type: ignore[no-untyped-def]
+            inv.err("ERROR: unable to create video encoder\n")
+            return 1
+
+        sim.userland.hooks["screenrecord"] = no_encoder
+        recorder = recording.Recorder()
+        with pytest.raises(CommandFailedError, match="video encoder"):
+            recorder.start(sim.client, max_seconds=5)
+        assert recorder.running(sim.client.serial) is None
