@@ -77,11 +77,12 @@ def test_reverse_relays_until_ctrl_c_then_the_device_stops_listening(
         status, listing, _ = adbwire("-s", sim_device.serial, "reverse", "--list")
         assert status == 0
         assert listing.split()[1:] == [f"tcp:{device_port}", f"tcp:{echo_server.port}"]
+        assert listing.endswith("\n\n"), "as adb: the listing ends with an empty line"
         status, out, err = running.interrupt()
         assert (status, out, err) == (130, b"", b"")
     finally:
         running.kill()
-    assert adbwire("-s", sim_device.serial, "reverse", "--list") == (0, "", "")
+    assert adbwire("-s", sim_device.serial, "reverse", "--list") == (0, "\n", "")
 
 
 @pytest.mark.usefixtures("user_key")
@@ -112,9 +113,9 @@ def test_remove_and_remove_all_reach_a_listener_another_process_made(
             "",
         )
         _, listing, _ = adbwire("-s", sim_device.serial, "reverse", "--list")
-        assert [line.split()[1] for line in listing.splitlines()] == [f"tcp:{ports[1]}"]
+        assert [line.split()[1] for line in listing.splitlines() if line] == [f"tcp:{ports[1]}"]
         assert adbwire("-s", sim_device.serial, "reverse", "--remove-all") == (0, "", "")
-        assert adbwire("-s", sim_device.serial, "reverse", "--list") == (0, "", "")
+        assert adbwire("-s", sim_device.serial, "reverse", "--list") == (0, "\n", "")
     finally:
         for one in running:
             one.kill()

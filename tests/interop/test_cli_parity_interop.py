@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -17,7 +19,8 @@ import pytest
 
 from adbwire.testing import DEVICE_FEATURES, DeviceOptions, SimulatedDevice, running_device
 from adbwire.wire.keys import AdbKey, default_key_path
-from tests.interop.adb_oracle import ADB, AdbOracle
+from tests.interop.adb_oracle import ADB, AdbOracle, free_port
+from tests.wire.services.loopback_servers import echo, loopback_server
 
 pytestmark = [
     pytest.mark.interop,
@@ -220,15 +223,6 @@ def test_disconnect_of_an_unknown_device_matches_adb(both: Both) -> None:
 # ---------------------------------------------------------------- reverse
 
 
-def test_reverse_list_lists_nothing_and_says_why(both: Both) -> None:
-    """adb asks the device (the simulator has no reverse service, so adb reports the refusal:
-    "error: closed", exit 1); adbwire never has reverse forwards, lists none and says why on
-    stderr (intended difference, docs/cli.md)."""
-    assert both.adb_run("reverse", "--list") == (1, b"", b"error: closed\n")
-    status, out, err = both.adbwire_run("reverse", "--list")
-    assert (status, out) == (0, b"") and b"no background server" in err
-
-
 def test_failed_connect_is_worded_like_adb_but_exits_1(both: Both) -> None:
     """adb 29 prints the failure and exits 0 (later adbs exit 1); adbwire exits 1, and words
     the reason for people (intended differences)."""
@@ -241,3 +235,93 @@ def test_failed_connect_is_worded_like_adb_but_exits_1(both: Both) -> None:
     status, out, err = both.adbwire_run("connect", address, serial=False)
     assert (status, err) == (1, b"")
     assert out.startswith(f"failed to connect to '{address}': connection refused".encode())
+
+
+def _reverse_echo(port: int, payload: bytes) -> bytes:
+    """Connect as an app on the device would (its loopback is this machine's) and echo."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.settimeout(30)
+        sock.sendall(payload)
+        received = bytearray()
+        while len(received) < len(payload):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+        return bytes(received)
+
+
+def test_adb_reverse_relays_through_the_simulated_device(both: Both) -> None:
+    """Google's adb sets a reverse forward up on the simulated device, accepts the streams
+    the device opens for connections made there, and lists and removes it."""
+    with loopback_server(echo) as server:
+        device_port = free_port()
+        assert both.adb_run("reverse", f"tcp:{device_port}", f"tcp:{server.port}") == (0, b"", b"")
+        assert _reverse_echo(device_port, b"through adb reverse" * 1000) == (
+            b"through adb reverse" * 1000
+        )
+        status, listing, _ = both.adb_run("reverse", "--list")
+        line, blank = listing.decode().splitlines()
+        assert status == 0 and line.split()[1:] == [f"tcp:{device_port}", f"tcp:{server.port}"]
+        assert blank == ""
+        # adbd keeps one table: adbwire, on its own connection, lists the same listener.
+        assert both.adbwire_run("reverse", "--list") == (0, listing, b"")
+        assert both.adb_run("reverse", "--remove", f"tcp:{device_port}") == (0, b"", b"")
+        assert both.adb_run("reverse", "--list") == (0, b"\n", b"")
+
+
+def test_adb_reverse_tcp_0_prints_the_port_the_device_picked(both: Both) -> None:
+    with loopback_server(echo) as server:
+        status, out, err = both.adb_run("reverse", "tcp:0", f"tcp:{server.port}")
+        assert (status, err) == (0, b"") and out.strip().isdigit()
+        assert _reverse_echo(int(out), b"picked") == b"picked"
+        both.adb_run("reverse", "--remove-all")
+
+
+def test_reverse_management_matches_adb(both: Both) -> None:
+    """An unknown listener, --remove-all and an empty --list: the same words and status."""
+    for args in (["--remove", "tcp:1"], ["--remove-all"], ["--list"]):
+        expected, actual = both.both("reverse", *args)
+        assert actual == (expected[0], expected[1], expected[2].replace(b"adb:", b"adbwire:"))
+
+
+def test_adbwire_reverse_beside_adbs(both: Both) -> None:
+    """Both clients hold a reverse forward on the device at once; each relays its own."""
+    with loopback_server(echo) as server:
+        adb_port, our_port = free_port(), free_port()
+        assert both.adb_run("reverse", f"tcp:{adb_port}", f"tcp:{server.port}")[0] == 0
+        ours = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "adbwire",
+                "-s",
+                both.device.serial,
+                "reverse",
+                f"tcp:{our_port}",
+                f"tcp:{server.port}",
+            ],
+            env=both.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            assert ours.stderr is not None
+            assert ours.stderr.readline().startswith(b"adbwire: reversing device")
+            assert _reverse_echo(our_port, b"ours") == b"ours"
+            assert _reverse_echo(adb_port, b"adb's") == b"adb's"
+            _, listing, _ = both.adb_run("reverse", "--list")
+            assert sorted(
+                line.split()[1] for line in listing.decode().splitlines() if line
+            ) == sorted([f"tcp:{adb_port}", f"tcp:{our_port}"])
+            ours.send_signal(signal.SIGINT)
+            assert ours.wait(30) == 130
+            _, listing, _ = both.adb_run("reverse", "--list")
+            assert [line.split()[1] for line in listing.decode().splitlines() if line] == [
+                f"tcp:{adb_port}"
+            ]
+        finally:
+            if ours.poll() is None:
+                ours.kill()
+                ours.wait(30)
+            both.adb_run("reverse", "--remove-all")

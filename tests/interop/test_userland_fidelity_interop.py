@@ -9,6 +9,7 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -264,3 +265,40 @@ def test_ctrl_c_through_a_tt_terminal_interrupts_the_command(
         if terminal.poll() is None:
             terminal.kill()
             terminal.wait(WAIT)
+
+
+def test_host_to_device_through_adb_forward_reaches_a_device_nc_listener(
+    adb: AdbOracle, device: SimulatedDevice
+) -> None:
+    """The host sends through `adb forward`; the device's `nc -l | md5sum` sees every byte.
+    adb's stdin is held open, so nc's stdin does not end while the data flows."""
+    device_port, host_port = free_port(), free_port()
+    listener = subprocess.Popen(
+        [str(ADB), "-s", device.serial, "shell", f"nc -l -p {device_port} | md5sum"],
+        env=adb.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_until_running(adb, device, "nc")
+        _wait_for_listener(device_port)
+        adb.ok("-s", device.serial, "forward", f"tcp:{host_port}", f"tcp:{device_port}")
+        payload = os.urandom(200_000)
+        with socket.create_connection(("127.0.0.1", host_port), timeout=WAIT) as client:
+            client.sendall(payload)
+        assert listener.stdout is not None and listener.stdin is not None
+        watchdog = threading.Timer(WAIT, listener.kill)
+        watchdog.start()
+        try:
+            out = listener.stdout.read()  # stdin stays open until the command has ended
+        finally:
+            watchdog.cancel()
+        listener.stdin.close()
+        assert out == f"{hashlib.md5(payload).hexdigest()}  -\n".encode()
+        assert listener.wait(WAIT) == 0
+    finally:
+        adb.run("-s", device.serial, "forward", "--remove-all")
+        if listener.poll() is None:
+            listener.kill()
+            listener.wait(WAIT)

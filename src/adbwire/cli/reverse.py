@@ -71,8 +71,10 @@ def run(args: argparse.Namespace) -> int:
         ) as reverser,
     ):
         if args.list:
+            # As adb: one `TRANSPORT REMOTE LOCAL` line each, then an empty line.
             for entry in reverser.list_reverses():
                 print(f"{entry.transport} {entry.remote} {entry.local}")
+            print()
             return 0
         if args.remove_all:
             reverser.remove_all()
