@@ -28,6 +28,9 @@ _TRANSPORTS = re.compile(r"Transports:\s*([A-Z_|]+)")
 _CAPABILITIES = re.compile(r"Capabilities:\s*([A-Z_&]+)")
 _OLD_TYPE = re.compile(r"\btype:\s*([A-Z_]+)")
 _SSID = re.compile(r'\bSSID:\s*"((?:[^"\\]|\\.){0,64})"')
+_OLD_EXTRA_SSID = re.compile(
+    r'\bextra:\s*"((?:[^"\\]|\\.){0,64})"'
+)  # Android 6-11: ni{[... extra: "SSID"
 _WIFI_CONNECTED_TO = re.compile(r'^Wifi is connected to "((?:[^"\\]|\\.){0,64})"', re.MULTILINE)
 
 
@@ -152,7 +155,7 @@ def parse_default_network(text: str) -> DefaultNetwork | None:
         transport = old_type.group(1)
     capabilities = _CAPABILITIES.search(agent)
     flags = set(capabilities.group(1).split("&")) if capabilities else None
-    ssid = _SSID.search(agent)
+    ssid = _SSID.search(agent) or (_OLD_EXTRA_SSID.search(agent) if transport == "WIFI" else None)
     captive = None if flags is None else "CAPTIVE_PORTAL" in flags
     if "lastCaptivePortalDetected{true}" in agent:
         captive = True

@@ -18,6 +18,7 @@ from adbwire.testing.userland.commands import (
     logcat,
     misc,
     netcat,
+    network,
     packages,
     paths,
     procs,
@@ -34,7 +35,7 @@ from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
-             procs, netcat, misc, toybox, device_modes, screenrecord)  # fmt: skip
+             procs, netcat, network, misc, toybox, device_modes, screenrecord)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

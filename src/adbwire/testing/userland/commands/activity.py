@@ -7,6 +7,7 @@ from urllib.parse import urlsplit
 
 from adbwire.testing.scenario import ActivitySpec
 from adbwire.testing.userland.android.packages import short_component, split_component
+from adbwire.testing.userland.commands.instrument import instrument
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 FLAG_ACTIVITY_NEW_TASK = 0x10000000
@@ -201,6 +202,8 @@ def am(inv: Invocation) -> int:
             else:
                 state.force_stop(package)
         return 0
+    if verb == "instrument":
+        return instrument(inv, args)
     if verb == "broadcast":
         intent, _ = parse_intent(args)
         inv.out(

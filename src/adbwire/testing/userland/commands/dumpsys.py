@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 from adbwire.testing.userland.android.state import AndroidState
+from adbwire.testing.userland.commands.activity_dumps import (
+    dump_activities_old,
+    dump_package_activities,
+)
 from adbwire.testing.userland.commands.device_modes import dump_uimode
 from adbwire.testing.userland.commands.dumpsys_notification import dump_notifications
 from adbwire.testing.userland.commands.dumpsys_package import dump_packages
@@ -13,6 +17,7 @@ from adbwire.testing.userland.commands.dumpsys_window import (
     dump_window,
     window_ref,
 )
+from adbwire.testing.userland.commands.network import dump_connectivity
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 SERVICES = (
@@ -124,6 +129,10 @@ def dumpsys(inv: Invocation) -> int:
         inv.out("Currently running services:\n" + "".join(f"  {s}\n" for s in SERVICES))
         return 0
     service, args = inv.args[0], inv.args[1:]
+    if service == "connectivity":
+        with state.lock:
+            inv.out(dump_connectivity(state))
+        return 0
     if service not in SERVICES:
         inv.out(f"Can't find service: {service}\n")
         return 0
@@ -136,6 +145,10 @@ def dumpsys(inv: Invocation) -> int:
                 f"Unknown command: {package}\nBad activity command, or no activities match: "
                 f"{package}\nUse -h for help.\n"
             )
+            return 0
+        if match[0].package == package:
+            with state.lock:
+                inv.out(dump_package_activities(state, package))
             return 0
     if service == "battery" and args:
         with state.lock:
@@ -150,7 +163,7 @@ def _dump(state: AndroidState, service: str, args: list[str]) -> str:
         if service == "window":
             return dump_window(state, args[0] if args else None)
         if service == "activity":
-            return dump_activities(state)
+            return dump_activities(state) if state.sdk >= 29 else dump_activities_old(state)
         if service == "package":
             package = next((a for a in args if not a.startswith("-") and "." in a), None)
             return dump_packages(state, package)

@@ -9,6 +9,7 @@ from adbwire.testing.userland.android.install import install_apk_bytes
 from adbwire.testing.userland.android.packages import RUNTIME_PERMISSIONS, short_component
 from adbwire.testing.userland.commands.activity import parse_intent, resolve
 from adbwire.testing.userland.commands.dumpsys_package import dump_packages
+from adbwire.testing.userland.commands.instrument import list_instrumentation
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 _STACK = {
@@ -172,6 +173,8 @@ def pm(inv: Invocation) -> int:
     verb, args = inv.args[0], _strip_user(inv.args[1:])
     state = inv.device.state
     try:
+        if verb == "list" and args[:1] == ["instrumentation"]:
+            return list_instrumentation(inv, args[1:])
         if verb == "list" and args[:1] == ["packages"]:
             return list_packages(inv, args[1:])
         if verb == "path" and args:

@@ -12,6 +12,8 @@ _FULL_FIELDS = ("UID", "PID", "PPID", "C", "STIME", "TTY", "TIME", "CMD")
 _WIDTHS = {"USER": -11, "UID": -11, "PID": 6, "PPID": 5, "VSZ": 10, "RSS": 6, "WCHAN": -16,
            "ADDR": 4, "S": 1, "C": 1, "STIME": -8, "TTY": -12, "TIME": 8, "TID": 5}  # fmt: skip
 _ALIASES = {"ARGS": "CMD", "COMMAND": "CMD", "COMM": "NAME", "STAT": "S", "CMDLINE": "CMD"}
+TOYBOX_PS_SDK = 26
+"""Android 8 made toybox's ps the system's; older releases run toolbox's (procs_toolbox)."""
 
 
 def memory_kb(process: Process) -> tuple[int, int]:
@@ -39,6 +41,8 @@ def _wchan(process: Process, inv: Invocation) -> str:
 
 def _value(field: str, process: Process, inv: Invocation) -> str:
     vsz, rss = memory_kb(process)
+    if field == "UID" and inv.args and "-o" in inv.args:
+        return str(process.uid)  # -o UID is the number; -f's UID column shows the name
     if field in ("USER", "UID"):
         return uid_name(process.uid)
     values = {
@@ -75,6 +79,10 @@ def _format(fields: tuple[str, ...], values: list[str]) -> str:
 
 
 def ps(inv: Invocation) -> int:
+    if inv.device.state.sdk < TOYBOX_PS_SDK:
+        from adbwire.testing.userland.commands.procs_toolbox import toolbox_ps  # noqa: PLC0415
+
+        return toolbox_ps(inv)
     args = list(inv.args)
     every = False
     wanted: set[int] = set()

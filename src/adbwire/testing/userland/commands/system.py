@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from adbwire.testing.userland.commands.device_modes import locale, statusbar, uimode
+from adbwire.testing.userland.commands.network import wifi_status
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
 NAMESPACES = ("global", "secure", "system")
@@ -96,6 +97,8 @@ def cmd(inv: Invocation) -> int:
     if service == "-l":
         inv.out("Currently running services:\n" + "".join(f"  {s}\n" for s in CMD_SERVICES))
         return 0
+    if service == "wifi":
+        return wifi_status(inv, rest)
     if service == "connectivity" and rest[:1] == ["airplane-mode"]:
         return airplane_mode(inv, rest[1:])
     handler = {"uimode": uimode, "locale": locale, "statusbar": statusbar}.get(service)
