@@ -24,7 +24,12 @@ Fixtures, available once adbwire is installed::
               assert not (await session.call_tool("launch_app", {"package": "a.b"})).is_error
 
   Options are `adbwire.mcp.server.client_session.serve_session`'s (`profile`,
-  `allow_destructive`, `local_root`, `mode`, `elicitation`, `strict`).
+  `allow_destructive`, `local_root`, `mode`, `elicitation`, `strict`, `trace`).
+
+  Each session records a trace (docs/trace.md). When the test fails, its report names the
+  trace's HTML page (section "adbwire trace"); traces of tests that pass are deleted.
+  `--adbwire-trace=all` keeps every trace, `--adbwire-trace=off` records none, and
+  `--adbwire-trace-dir=DIR` says where they go (default: under pytest's temporary directory).
 
 Every client and device is closed when the test ends (an MCP session: when its `async
 with` ends).
@@ -34,9 +39,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable, Iterator
+import re
+import shutil
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -49,8 +56,13 @@ if TYPE_CHECKING:
 # machinery happen inside the fixtures, so a run that uses none of them pays nothing.
 
 RECORD_OPTION = "--adbwire-record"
+TRACE_OPTION = "--adbwire-trace"
+TRACE_DIR_OPTION = "--adbwire-trace-dir"
 SIMULATED = "simulated"
 SessionFactory = Callable[..., "AdbClient"]
+_TRACES = pytest.StashKey[list[Path]]()
+"""The trace directories the test's MCP sessions were given."""
+_FAILED = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -60,6 +72,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="HOST:PORT|simulated",
         default=None,
         help="record the fixtures of `adbwire_session` from this device instead of replaying",
+    )
+    group.addoption(
+        TRACE_OPTION,
+        choices=("failed", "all", "off"),
+        default="failed",
+        help="traces of `adbwire_mcp` sessions: kept for failed tests (default), all, or off",
+    )
+    group.addoption(
+        TRACE_DIR_OPTION,
+        type=Path,
+        metavar="DIR",
+        default=None,
+        help="where `adbwire_mcp` traces go (default: under pytest's temporary directory)",
     )
     group.addoption(
         "--adbwire-note",
@@ -142,7 +167,9 @@ def adbwire_session(request: pytest.FixtureRequest) -> Iterator[SessionFactory]:
 
 
 @pytest.fixture
-def adbwire_mcp(request: pytest.FixtureRequest) -> McpSessionFactory:
+def adbwire_mcp(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[McpSessionFactory]:
     """`adbwire_mcp(path)`: an MCP session on a replay of `path` (or, with --adbwire-record,
     recording it); `adbwire_mcp()`: on a simulated device. Each is an async context manager."""
     # adbwire.mcp owns everything MCP (only it may import the SDK); this only hands it over.
@@ -150,4 +177,37 @@ def adbwire_mcp(request: pytest.FixtureRequest) -> McpSessionFactory:
 
     target: str | None = request.config.getoption(RECORD_OPTION)
     note: str = request.config.getoption("--adbwire-note") or f"recorded by {request.node.nodeid}"
-    return SessionFactory(record=target, note=note)
+    mode: str = request.config.getoption(TRACE_OPTION)
+    traces = request.node.stash.setdefault(_TRACES, [])
+
+    def new_trace() -> Path:
+        base = request.config.getoption(TRACE_DIR_OPTION) or (
+            tmp_path_factory.getbasetemp() / "adbwire-traces"
+        )
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-120:]
+        trace = Path(base) / (name if not traces else f"{name}-{len(traces) + 1}")
+        traces.append(trace)
+        return trace
+
+    yield SessionFactory(record=target, note=note, traces=None if mode == "off" else new_trace)
+    if mode == "failed" and not request.node.stash.get(_FAILED, False):
+        for trace in traces:
+            shutil.rmtree(trace, ignore_errors=True)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    """A failed test's report names the pages of its traces (written now, from disk)."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    traces = item.stash.get(_TRACES, None)
+    if report.failed and traces:
+        item.stash[_FAILED] = True
+        from adbwire.mcp.trace.viewer import write_html  # noqa: PLC0415
+
+        pages = [str(write_html(trace)) for trace in traces if (trace / "trace.jsonl").is_file()]
+        if pages:
+            report.sections.append(("adbwire trace", "\n".join(pages)))
+            report.user_properties.append(("adbwire_trace", pages))

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from adbwire.cli import targets
 from adbwire.mcp.safety.policy import PROFILES
+from adbwire.mcp.trace import new_trace_dir
 from adbwire.wire.timeouts import Timeouts
 
 if TYPE_CHECKING:
@@ -101,6 +102,21 @@ def register(commands: Any) -> None:
         help="audit log file (default: under the user's state directory)",
     )
     safety.add_argument("--no-audit", action="store_true", help="do not write an audit log")
+    tracing = parser.add_argument_group("tracing (docs/trace.md)")
+    tracing.add_argument(
+        "--trace",
+        type=Path,
+        metavar="DIR",
+        help="record every call, with the screen before and after actions, into a new "
+        "directory under DIR; view it with: adbwire trace show DIR",
+    )
+    tracing.add_argument(
+        "--trace-max-mb",
+        type=float,
+        default=100.0,
+        metavar="MB",
+        help="size budget of the trace; the oldest screenshots go first (default 100)",
+    )
     transport = parser.add_argument_group("transport")
     transport.add_argument(
         "--http",
@@ -146,4 +162,6 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
         timeouts=Timeouts(
             connect=base.connect, auth=max(base.auth, 600.0), operation=base.operation
         ),
+        trace=new_trace_dir(args.trace) if args.trace is not None else None,
+        trace_budget=round(args.trace_max_mb * 1024 * 1024),
     )
