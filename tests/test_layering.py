@@ -31,6 +31,7 @@ TESTING_MAY_IMPORT = (
     "adbwire.wire.tls",  # wireless debugging: certificates and the TLS channel of either side
     "adbwire.wire.pairing",  # wireless debugging: the pairing protocol of either side
     "adbwire.wire.mdns",  # wireless debugging: mDNS service types and QR payloads
+    "adbwire.wire.services.sync.compression",  # sync compression: the same streams either way
 )
 # Product code that may start a simulated device: the commands that exist to run one.
 MAY_IMPORT_TESTING = {"cli/simulate.py", "cli/demo.py", "mcp/server/launch.py", "pytest_plugin.py"}
@@ -42,6 +43,7 @@ SANS_IO = (
     "wire/services/shell_protocol.py",
     "wire/services/sync/codec.py",
     "wire/services/sync/parser.py",
+    "wire/services/sync/compression.py",
     "shell_syntax/lexer.py",
     "shell_syntax/parser.py",
 )

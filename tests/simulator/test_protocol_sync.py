@@ -210,18 +210,31 @@ def test_send_v2_dry_run_writes_nothing(sync: Sync, device: SimulatedDevice) -> 
     assert not device.files.exists("/data/local/tmp/dry")
 
 
-@pytest.mark.parametrize("flags", [1, 2, 4, 0x40])
-def test_send_v2_unsupported_flags(sync: Sync, flags: int) -> None:
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (0x40, b"unknown flags: 64"),
+        (0x40 | 4, b"unknown flags: 64"),
+        (1 | 4, b"multiple compression flags received: 5"),
+    ],
+)
+def test_send_v2_unsupported_flags(sync: Sync, flags: int, message: bytes) -> None:
     sync.request(b"SND2", "/data/local/tmp/z")
     sync.stream.write(struct.pack("<4sII", b"SND2", 0o100644, flags))
-    assert sync.status() == (b"FAIL", f"unknown flags: {flags}".encode())
+    assert sync.status() == (b"FAIL", message)
 
 
-def test_recv_v2_unsupported_flags(sync: Sync, device: SimulatedDevice) -> None:
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [(0x40, b"unknown flags: 64"), (2 | 4, b"multiple compression flags received: 6")],
+)
+def test_recv_v2_unsupported_flags(
+    sync: Sync, device: SimulatedDevice, flags: int, message: bytes
+) -> None:
     device.files.write_bytes("/sdcard/f", b"x")
     sync.request(b"RCV2", "/sdcard/f")
-    sync.stream.write(struct.pack("<4sI", b"RCV2", 4))
-    assert sync.status() == (b"FAIL", b"unknown flags: 4")
+    sync.stream.write(struct.pack("<4sI", b"RCV2", flags))
+    assert sync.status() == (b"FAIL", message)
 
 
 def test_unknown_request_and_long_path(device: SimulatedDevice) -> None:

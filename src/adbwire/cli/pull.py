@@ -18,8 +18,9 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.progress import ProgressLine, report
-from adbwire.cli.push import add_transfer_options, check_compression
+from adbwire.cli.push import add_transfer_options, compression_of
 from adbwire.wire.services import sync
+from adbwire.wire.services.sync.compression import Compression
 
 _RATE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgG]?)i?[bB]?(?:/s)?\s*$")
 _UNITS = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
@@ -118,7 +119,7 @@ class PullProgress:
 
 
 def run(args: argparse.Namespace) -> int:
-    check_compression(args)
+    compression = compression_of(args, Compression.NONE)
     if len(args.paths) == 1:
         sources, local = args.paths, "."
     else:
@@ -127,8 +128,7 @@ def run(args: argparse.Namespace) -> int:
     progress = PullProgress(local, line)
     with targets.connect(args) as client:
         try:
-            result = sync.pull(
-                client.connection,
+            result = client.pull(
                 sources,
                 local,
                 preserve=args.preserve,
@@ -139,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
                 max_entries=args.max_entries,
                 max_depth=args.max_depth,
                 on_entries=progress.entries,
+                compression=compression,
             )
         finally:
             line.finish()

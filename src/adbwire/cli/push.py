@@ -5,18 +5,22 @@ directory pushed onto a missing path becomes that path, and each source ends wit
 "SRC: N files pushed, M skipped. X MB/s (B bytes in Ts)". A progress line is drawn only on
 a terminal. Exit status 1 if any file failed (each failure is printed), 2 for mistakes
 found before anything moved (a missing local file, a directory onto a remote file).
+Compression as adb 31+: `-z any|none|brotli|lz4|zstd`, `-Z` for none; the default comes
+from ADB_COMPRESSION (0/1 or a name), else push uses the best the device offers and pull
+none.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.progress import ProgressLine, report
 from adbwire.errors import UsageError
-from adbwire.wire.services import sync
+from adbwire.wire.services.sync.compression import Compression, parse_compression
 
 
 def register(commands: Any) -> None:
@@ -39,36 +43,41 @@ def register(commands: Any) -> None:
 def add_transfer_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing on success")
     parser.add_argument(
-        "-Z", dest="no_compression", action="store_true", help="no compression (the default)"
+        "-Z", dest="compression", action="store_const", const="none", help="no compression"
     )
     parser.add_argument(
         "-z",
         dest="compression",
         metavar="ALGORITHM",
-        help="compression: not supported by adbwire (only 'none' is accepted)",
+        help="compress with any|none|brotli|lz4|zstd (adb 11+ devices; any: the best offered)",
     )
 
 
-def check_compression(args: argparse.Namespace) -> None:
-    if args.compression not in (None, "none"):
-        raise UsageError(f"compression {args.compression!r} is not supported; transfers are raw")
+def compression_of(args: argparse.Namespace, default: Compression) -> Compression:
+    """-z/-Z, else ADB_COMPRESSION, else the command's default (as adb decides)."""
+    if args.compression is not None:
+        return parse_compression(args.compression)
+    from_environment = os.environ.get("ADB_COMPRESSION")
+    if from_environment:
+        return parse_compression(from_environment, allow_numbers=True)
+    return default
 
 
 def run(args: argparse.Namespace) -> int:
-    check_compression(args)
+    compression = compression_of(args, Compression.ANY)
     if len(args.paths) < 2:
         raise UsageError("push requires LOCAL... and a REMOTE destination")
     *sources, remote = args.paths
     progress = ProgressLine(f"push to {remote}", sys.stderr)
     with targets.connect(args) as client:
         try:
-            result = sync.push(
-                client.connection,
+            result = client.push(
                 sources,
                 remote,
                 sync_only=args.sync_only,
                 progress=progress,
                 timeout=args.timeout,
+                compression=compression,
             )
         finally:
             progress.finish()

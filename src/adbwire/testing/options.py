@@ -28,10 +28,13 @@ DEVICE_FEATURES: Final = (
     "remount_shell",
     "track_app",
     "sendrecv_v2",
+    "sendrecv_v2_brotli",
+    "sendrecv_v2_lz4",
+    "sendrecv_v2_zstd",
     "sendrecv_v2_dry_run_send",
     "delayed_ack",
 )
-"""What a current adbd offers, minus the sync compression codecs the simulator lacks."""
+"""What a current adbd offers (the sync features in transport.cpp's order)."""
 
 DEFAULT_BANNER_PROPERTIES: Final = {
     "ro.product.name": "sdk_gphone64_x86_64",

@@ -27,6 +27,9 @@ HOST_FEATURES: tuple[str, ...] = (
     "remount_shell",
     "track_app",
     "sendrecv_v2",
+    "sendrecv_v2_brotli",
+    "sendrecv_v2_lz4",
+    "sendrecv_v2_zstd",
     "delayed_ack",
 )
 """Features adbwire understands and therefore offers in its own banner."""

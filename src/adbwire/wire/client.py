@@ -24,16 +24,25 @@ from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
 from adbwire.wire.services.control import AdbdRestart, RebootMode
 from adbwire.wire.services.forward import Forward, PortForwarder
-from adbwire.wire.services.install_result import InstallOptions, InstallResult, UninstallResult
+from adbwire.wire.services.install_push import Progress as InstallProgress
+from adbwire.wire.services.install_result import (
+    InstallMethod,
+    InstallOptions,
+    InstallResult,
+    UninstallResult,
+    UserSpec,
+)
 from adbwire.wire.services.reconnect import tcp_connection_factory
 from adbwire.wire.services.reverse import ReverseForwarder, ReverseListing
 from adbwire.wire.services.shell import ShellProcess, ShellResult
 from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
+from adbwire.wire.services.sync.pull_plan import EntriesCallback
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
 
 ConnectionFactory = Callable[[], Connection]
+ClientFactory = Callable[[], "Connection | AdbClient"]
 Progress = Callable[[int, int | None], None]
 LocalPath = str | os.PathLike[str]
 
@@ -41,7 +50,7 @@ LocalPath = str | os.PathLike[str]
 class AdbClient:
     """A connected device. Create with `connect_tcp`, `connect_usb` or `connect`."""
 
-    def __init__(self, connection: Connection, reconnect: ConnectionFactory | None = None) -> None:
+    def __init__(self, connection: Connection, reconnect: ClientFactory | None = None) -> None:
         self.connection = connection
         self.reconnect = reconnect
         """Opens a fresh connection to the same device (after adbd restarts); None if unknown."""
@@ -143,6 +152,16 @@ class AdbClient:
     def features(self) -> frozenset[str]:
         return self.connection.features
 
+    @property
+    def alive(self) -> bool:
+        """False once the link failed (the device went away, a protocol error)."""
+        return self.connection.failure is None
+
+    @property
+    def transport(self) -> Transport:
+        """The link this client talks over (TCP, TLS, USB, a recording)."""
+        return self.connection.transport
+
     # ----------------------------------------------------------- shell and exec
 
     def shell(
@@ -204,11 +223,26 @@ class AdbClient:
     def stat(self, path: str, *, follow: bool = True, timeout: float | None = None) -> RemoteStat:
         return sync.stat(self.connection, path, follow=follow, timeout=timeout)
 
+    def lstat(self, path: str, *, timeout: float | None = None) -> RemoteStat:
+        """The entry itself, a symlink not followed."""
+        return sync.lstat(self.connection, path, timeout=timeout)
+
+    def exists(self, path: str, *, timeout: float | None = None) -> bool:
+        return sync.exists(self.connection, path, timeout=timeout)
+
     def list_dir(
-        self, path: str, *, timeout: float | None = None, max_output: int | None = None
+        self,
+        path: str,
+        *,
+        dot_entries: bool = False,
+        timeout: float | None = None,
+        max_output: int | None = None,
     ) -> list[DirEntry]:
-        """Entries of a directory; `max_output` caps the listing's bytes as in shell."""
-        return sync.list_dir(self.connection, path, timeout=timeout, max_output=max_output)
+        """Entries of a directory (with `.` and `..` when `dot_entries`); `max_output` caps
+        the listing's bytes as in shell."""
+        return sync.list_dir(
+            self.connection, path, dot_entries=dot_entries, timeout=timeout, max_output=max_output
+        )
 
     def push(
         self,
@@ -218,8 +252,10 @@ class AdbClient:
         sync_only: bool = False,
         progress: Progress | None = None,
         timeout: float | None = None,
+        compression: sync.Compression = sync.Compression.ANY,
     ) -> TransferResult:
-        """Copy local files/directories to the device, as `adb push` does."""
+        """Copy local files/directories to the device, as `adb push` does (compressed with
+        the best algorithm the device offers unless `compression` says otherwise)."""
         return sync.push(
             self.connection,
             sources,
@@ -227,6 +263,7 @@ class AdbClient:
             sync_only=sync_only,
             progress=progress,
             timeout=timeout,
+            compression=compression,
         )
 
     def pull(
@@ -237,10 +274,30 @@ class AdbClient:
         preserve: bool = False,
         progress: Progress | None = None,
         timeout: float | None = None,
+        compression: sync.Compression = sync.Compression.NONE,
+        min_rate: float | None = None,
+        rate_grace: float = sync.DEFAULT_RATE_GRACE,
+        max_entries: int = sync.DEFAULT_MAX_ENTRIES,
+        max_depth: int = sync.DEFAULT_MAX_DEPTH,
+        on_entries: EntriesCallback | None = None,
     ) -> TransferResult:
-        """Copy device files/directories here, as `adb pull` does (never a partial file)."""
+        """Copy device files/directories here, as `adb pull` does (never a partial file).
+
+        `min_rate` (bytes/s, after `rate_grace` seconds) ends a transfer the device
+        trickles; `max_entries`/`max_depth` bound the walk of a directory tree."""
         return sync.pull(
-            self.connection, sources, local, preserve=preserve, progress=progress, timeout=timeout
+            self.connection,
+            sources,
+            local,
+            preserve=preserve,
+            progress=progress,
+            timeout=timeout,
+            compression=compression,
+            min_rate=min_rate,
+            rate_grace=rate_grace,
+            max_entries=max_entries,
+            max_depth=max_depth,
+            on_entries=on_entries,
         )
 
     def push_stream(
@@ -249,11 +306,24 @@ class AdbClient:
         remote: str,
         *,
         mode: int = 0o644,
+        mtime: int | None = None,
+        size: int | None = None,
         progress: Progress | None = None,
         timeout: float | None = None,
+        compression: sync.Compression = sync.Compression.NONE,
     ) -> int:
+        """Write a file on the device from a host stream (`size`, when known, lets the
+        progress callback report a total)."""
         return sync.push_stream(
-            self.connection, source, remote, mode=mode, progress=progress, timeout=timeout
+            self.connection,
+            source,
+            remote,
+            mode=mode,
+            mtime=mtime,
+            size=size,
+            progress=progress,
+            timeout=timeout,
+            compression=compression,
         )
 
     def pull_stream(
@@ -263,8 +333,20 @@ class AdbClient:
         *,
         progress: Progress | None = None,
         timeout: float | None = None,
+        min_rate: float | None = None,
+        rate_grace: float = sync.DEFAULT_RATE_GRACE,
+        compression: sync.Compression = sync.Compression.NONE,
     ) -> int:
-        return sync.pull_stream(self.connection, remote, sink, progress=progress, timeout=timeout)
+        return sync.pull_stream(
+            self.connection,
+            remote,
+            sink,
+            progress=progress,
+            timeout=timeout,
+            min_rate=min_rate,
+            rate_grace=rate_grace,
+            compression=compression,
+        )
 
     def sync_session(self, *, timeout: float | None = None) -> SyncSession:
         """One `sync:` stream for many file operations."""
@@ -277,15 +359,26 @@ class AdbClient:
         apk: LocalPath,
         options: InstallOptions | None = None,
         *,
-        progress: Progress | None = None,
+        method: InstallMethod | None = None,
+        progress: InstallProgress | None = None,
         timeout: float | None = None,
     ) -> InstallResult:
-        return install.install(self.connection, apk, options, progress=progress, timeout=timeout)
+        """Install an APK, streamed when the device can (`method` forces one way)."""
+        return install.install(
+            self.connection, apk, options, method=method, progress=progress, timeout=timeout
+        )
 
     def uninstall(
-        self, package: str, *, keep_data: bool = False, timeout: float | None = None
+        self,
+        package: str,
+        *,
+        keep_data: bool = False,
+        user: UserSpec | None = None,
+        timeout: float | None = None,
     ) -> UninstallResult:
-        return install.uninstall(self.connection, package, keep_data=keep_data, timeout=timeout)
+        return install.uninstall(
+            self.connection, package, keep_data=keep_data, user=user, timeout=timeout
+        )
 
     # ----------------------------------------------------------- forwarding
 
@@ -294,6 +387,15 @@ class AdbClient:
         if self._forwarder is None:
             self._forwarder = PortForwarder(self.connection)
         return self._forwarder.forward(local, remote)
+
+    def port_forwarder(
+        self, *, max_connections: int = 64, open_timeout: float | None = None
+    ) -> PortForwarder:
+        """A forwarder of its own over this client's link (the caller closes it); `forward`
+        uses one the client keeps."""
+        return PortForwarder(
+            self.connection, max_connections=max_connections, open_timeout=open_timeout
+        )
 
     @property
     def forwards(self) -> list[Forward]:
@@ -319,27 +421,49 @@ class AdbClient:
 
     # ----------------------------------------------------------- device control
 
-    def reboot(self, mode: RebootMode | str = RebootMode.SYSTEM) -> str:
-        return control.reboot(self.connection, mode)
+    def reboot(
+        self, mode: RebootMode | str = RebootMode.SYSTEM, *, timeout: float | None = None
+    ) -> str:
+        return control.reboot(self.connection, mode, timeout=timeout)
 
-    def root(self, *, wait: float = 30.0) -> AdbdRestart:
-        """Restart adbd as root and reconnect (when the client knows how to)."""
-        return self._adopt(control.root(self.connection, reconnect_with=self.reconnect, wait=wait))
-
-    def unroot(self, *, wait: float = 30.0) -> AdbdRestart:
+    def root(
+        self, *, wait: float = 30.0, reconnect: bool = True, timeout: float | None = None
+    ) -> AdbdRestart:
+        """Restart adbd as root and, unless `reconnect` is False, connect again (when the
+        client knows how to) and adopt the new link."""
+        factory = self._reconnect_factory() if reconnect else None
         return self._adopt(
-            control.unroot(self.connection, reconnect_with=self.reconnect, wait=wait)
+            control.root(self.connection, reconnect_with=factory, wait=wait, timeout=timeout)
         )
 
-    def tcpip(self, port: int) -> AdbdRestart:
+    def unroot(
+        self, *, wait: float = 30.0, reconnect: bool = True, timeout: float | None = None
+    ) -> AdbdRestart:
+        factory = self._reconnect_factory() if reconnect else None
+        return self._adopt(
+            control.unroot(self.connection, reconnect_with=factory, wait=wait, timeout=timeout)
+        )
+
+    def tcpip(self, port: int, *, timeout: float | None = None) -> AdbdRestart:
         """Restart adbd listening on TCP `port` (this connection then ends)."""
-        return control.tcpip(self.connection, port)
+        return control.tcpip(self.connection, port, timeout=timeout)
 
-    def usb(self) -> AdbdRestart:
-        return control.usb(self.connection)
+    def usb(self, *, timeout: float | None = None) -> AdbdRestart:
+        return control.usb(self.connection, timeout=timeout)
 
-    def remount(self) -> str:
-        return control.remount(self.connection)
+    def remount(self, *, reboot_if_needed: bool = False, timeout: float | None = None) -> str:
+        return control.remount(self.connection, reboot_if_needed=reboot_if_needed, timeout=timeout)
+
+    def _reconnect_factory(self) -> ConnectionFactory | None:
+        make = self.reconnect
+        if make is None:
+            return None
+
+        def connect() -> Connection:
+            made = make()
+            return made.connection if isinstance(made, AdbClient) else made
+
+        return connect
 
     def _adopt(self, restart: AdbdRestart) -> AdbdRestart:
         if restart.connection is not None:

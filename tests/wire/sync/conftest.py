@@ -16,7 +16,10 @@ from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.timeouts import Timeouts
 
-V2_ONLY = frozenset({"stat_v2", "ls_v2", "sendrecv_v2", "sendrecv_v2_dry_run_send"})
+V2_ONLY = frozenset(
+    {"stat_v2", "ls_v2", "sendrecv_v2", "sendrecv_v2_dry_run_send"}
+    | {f"sendrecv_v2_{name}" for name in ("brotli", "lz4", "zstd")}
+)
 V1_FEATURES = tuple(name for name in DEVICE_FEATURES if name not in V2_ONLY)
 FEATURE_SETS = {"v2": DEVICE_FEATURES, "v1": V1_FEATURES}
 

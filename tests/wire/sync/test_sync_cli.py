@@ -84,7 +84,7 @@ def test_mistakes_before_anything_moves_exit_2(cli: Run, tmp_path: Path) -> None
     assert status == 2
     assert "cannot stat" in err and "missing" in err
     assert cli("push", "/data/local/tmp")[0] == 2
-    assert cli("pull", "-z", "brotli", "/sdcard/x")[0] == 2
+    assert cli("pull", "-z", "gzip", "/sdcard/x")[0] == 2
 
 
 def test_pull_defaults_to_the_current_directory(
@@ -234,3 +234,21 @@ def test_the_pull_progress_line_counts_the_entries_walked(
     progress(1024 * 1024, None)
     progress.entries(1500)
     assert "[   ?] pull to out (1500 entries listed): 1.0 MiB" in shown.getvalue()
+
+
+def test_compression_flags_and_adb_compression(
+    cli: Run, v2_device: SyncDevice, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = b"".join(b"line %d of a log\n" % n for n in range(20_000))
+    (tmp_path / "log").write_bytes(data)
+    assert cli("push", "-z", "lz4", str(tmp_path / "log"), "/data/local/tmp/log")[0] == 0
+    assert cli("pull", "-z", "zstd", "/data/local/tmp/log", str(tmp_path / "back"))[0] == 0
+    assert (tmp_path / "back").read_bytes() == data
+    monkeypatch.setenv("ADB_COMPRESSION", "brotli")
+    assert cli("pull", "/data/local/tmp/log", str(tmp_path / "again"))[0] == 0
+    assert (tmp_path / "again").read_bytes() == data
+    monkeypatch.setenv("ADB_COMPRESSION", "2")
+    status, _, err = cli("push", str(tmp_path / "log"), "/data/local/tmp/log")
+    assert status == 2 and "unknown compression '2'" in err
+    status, _, _ = cli("push", "-Z", str(tmp_path / "log"), "/data/local/tmp/log")
+    assert status == 0  # -Z wins over the environment

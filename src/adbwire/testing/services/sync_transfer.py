@@ -1,10 +1,12 @@
-"""SEND/SND2 (push) and RECV/RCV2 (pull) of the sync service, uncompressed.
+"""SEND/SND2 (push) and RECV/RCV2 (pull) of the sync service.
 
 Push: SEND "path,mode" (SND2: path, then {SND2, mode, flags}) → DATA(len)+bytes … →
-DONE(mtime) → OKAY or FAIL. adbd unlinks a regular file first, copies the user permission
-bits to group and other, creates missing parent directories, sets the mtime, and on failure
-keeps reading until DONE before answering FAIL. Pull: RECV path (RCV2: path, then {RCV2,
-flags}) → DATA… DONE, or FAIL "open failed: …". Failure messages are adbd's.
+DONE(mtime) → OKAY or FAIL. The SND2/RCV2 flags may name one compression (brotli, lz4,
+zstd): the DATA bytes are then one compressed stream (sync_compressed.py). adbd unlinks a
+regular file first, copies the user permission bits to group and other, creates missing
+parent directories, sets the mtime, and on failure keeps reading until DONE before
+answering FAIL. Pull: RECV path (RCV2: path, then {RCV2, flags}) → DATA… DONE, or FAIL
+"open failed: …". Failure messages are adbd's.
 """
 
 from __future__ import annotations
@@ -14,15 +16,15 @@ import stat as stat_module
 import struct
 from typing import BinaryIO, Final
 
+from adbwire.errors import RemoteProtocolError
 from adbwire.testing.device_files import DeviceFiles, FsError, ParentDirError
+from adbwire.testing.services.sync_compressed import send_compressed
 from adbwire.testing.stream import DeviceStream
+from adbwire.wire.services.sync.compression import Compression, Decoder, compression_from_flags
 
 __all__ = ["do_recv_v1", "do_recv_v2", "do_send_v1", "do_send_v2", "send_fail"]
 
 SYNC_DATA_MAX: Final = 64 * 1024
-FLAG_BROTLI: Final = 1
-FLAG_LZ4: Final = 2
-FLAG_ZSTD: Final = 4
 FLAG_DRY_RUN: Final = 0x80000000
 MESSAGE = struct.Struct("<4sI")
 SEND_V2_SETUP = struct.Struct("<4sII")
@@ -59,17 +61,22 @@ def do_send_v1(stream: DeviceStream, files: DeviceFiles, spec: str) -> bool:
 def do_send_v2(stream: DeviceStream, files: DeviceFiles, path: str) -> bool:
     _id, mode, flags = SEND_V2_SETUP.unpack(stream.read_exact(SEND_V2_SETUP.size))
     dry_run = bool(flags & FLAG_DRY_RUN)
-    if flags & ~FLAG_DRY_RUN:
-        send_fail(stream, f"unknown flags: {_as_int32(flags)}")
+    compression = compression_from_flags(flags & ~FLAG_DRY_RUN)
+    if isinstance(compression, str):
+        send_fail(stream, compression)
         return False
-    return _send(stream, files, path, mode, dry_run=dry_run)
+    return _send(stream, files, path, mode, dry_run=dry_run, compression=compression)
 
 
-def _as_int32(value: int) -> int:
-    return value - (1 << 32) if value & 0x80000000 else value
-
-
-def _send(stream: DeviceStream, files: DeviceFiles, path: str, mode: int, *, dry_run: bool) -> bool:
+def _send(
+    stream: DeviceStream,
+    files: DeviceFiles,
+    path: str,
+    mode: int,
+    *,
+    dry_run: bool,
+    compression: Compression = Compression.NONE,
+) -> bool:
     do_unlink = False
     if not dry_run:
         try:
@@ -87,7 +94,13 @@ def _send(stream: DeviceStream, files: DeviceFiles, path: str, mode: int, *, dry
         permissions |= (permissions >> 3) & 0o070
         permissions |= (permissions >> 3) & 0o007
         timestamp = _receive_file(
-            stream, files, path, permissions, dry_run=dry_run, do_unlink=do_unlink
+            stream,
+            files,
+            path,
+            permissions,
+            dry_run=dry_run,
+            do_unlink=do_unlink,
+            decoder=Decoder(compression) if compression.flag else None,
         )
     if timestamp is None:
         return False
@@ -105,7 +118,7 @@ class _FileSink:
         self.file = file
         self.error: FsError | None = None
 
-    def __call__(self, piece: memoryview) -> None:
+    def __call__(self, piece: memoryview | bytes) -> None:
         if self.file is not None and self.error is None:
             try:
                 self.file.write(piece)
@@ -121,6 +134,7 @@ def _receive_file(
     *,
     dry_run: bool,
     do_unlink: bool,
+    decoder: Decoder | None = None,
 ) -> int | None:
     sink = _FileSink(None)
     if not dry_run:
@@ -136,12 +150,19 @@ def _receive_file(
         while True:
             message_id, size = MESSAGE.unpack(stream.read_exact(MESSAGE.size))
             if message_id == b"DONE":
+                if decoder is not None and not _finish(stream, decoder):
+                    _fail_drain(stream, files, path, do_unlink=do_unlink, file=sink.file, done=True)
+                    return None
                 break
             if message_id != b"DATA":
                 send_fail(stream, "invalid data message")
                 _fail_drain(stream, files, path, do_unlink=do_unlink, file=sink.file)
                 return None
-            stream.read_into(size, sink)
+            if decoder is None:
+                stream.read_into(size, sink)
+            elif not _decode(stream, decoder, size, sink):
+                _fail_drain(stream, files, path, do_unlink=do_unlink, file=sink.file)
+                return None
             if sink.error is not None:
                 send_fail(stream, f"write failed: {sink.error.message}")
                 _fail_drain(stream, files, path, do_unlink=do_unlink, file=sink.file)
@@ -157,6 +178,25 @@ def _receive_file(
     return int(size)
 
 
+def _decode(stream: DeviceStream, decoder: Decoder, size: int, sink: _FileSink) -> bool:
+    """One DATA message of a compressed push into the file; FAIL if it does not decode."""
+    try:
+        decoder.feed(stream.read_exact(size), sink)
+    except RemoteProtocolError:
+        send_fail(stream, "decompress failed")
+        return False
+    return True
+
+
+def _finish(stream: DeviceStream, decoder: Decoder) -> bool:
+    try:
+        decoder.finish()
+    except RemoteProtocolError:
+        send_fail(stream, "decompress failed")
+        return False
+    return True
+
+
 def _fail_drain(
     stream: DeviceStream,
     files: DeviceFiles,
@@ -164,11 +204,12 @@ def _fail_drain(
     *,
     do_unlink: bool,
     file: BinaryIO | None = None,
+    done: bool = False,
 ) -> None:
     """adbd keeps reading DATA until DONE after a failure, then drops the partial file."""
     if file is not None:
         file.close()
-    while True:
+    while not done:
         message_id, size = MESSAGE.unpack(stream.read_exact(MESSAGE.size))
         if message_id != b"DATA" or size > SYNC_DATA_MAX:
             break
@@ -221,19 +262,28 @@ def do_recv_v1(stream: DeviceStream, files: DeviceFiles, path: str) -> bool:
 
 def do_recv_v2(stream: DeviceStream, files: DeviceFiles, path: str) -> bool:
     _id, flags = RECV_V2_SETUP.unpack(stream.read_exact(RECV_V2_SETUP.size))
-    if flags:
-        send_fail(stream, f"unknown flags: {_as_int32(flags)}")
+    compression = compression_from_flags(flags)
+    if isinstance(compression, str):
+        send_fail(stream, compression)
         return False
-    return _send_file(stream, files, path)
+    return _send_file(stream, files, path, compression)
 
 
-def _send_file(stream: DeviceStream, files: DeviceFiles, path: str) -> bool:
+def _send_file(
+    stream: DeviceStream,
+    files: DeviceFiles,
+    path: str,
+    compression: Compression = Compression.NONE,
+) -> bool:
     try:
         source: BinaryIO = files.open_read(path)
     except FsError as error:
         what = "read failed" if error.errno_name == "EISDIR" else "open failed"
         send_fail(stream, f"{what}: {error.message}")
         return False
+    if compression.flag:
+        with source:
+            return send_compressed(stream, source, compression)
     # Fill whole WRTE-sized buffers with DATA messages, read straight into place.
     block = max(stream.max_payload, SYNC_DATA_MAX + MESSAGE.size)
     with source:

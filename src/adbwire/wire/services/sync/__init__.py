@@ -13,6 +13,7 @@ Single-file calls (`stat`, `list_dir`, `push_stream`, `pull_stream`) raise on fa
 """
 
 from adbwire.wire.services.sync.codec import DATA_MAX, MAX_PATH, DirEntry, RemoteStat
+from adbwire.wire.services.sync.compression import Compression
 from adbwire.wire.services.sync.listing import iter_dir, list_dir
 from adbwire.wire.services.sync.pull import DEFAULT_RATE_GRACE, MinRate, pull, pull_stream
 from adbwire.wire.services.sync.pull_plan import (
@@ -38,6 +39,7 @@ __all__ = [
     "DEFAULT_MAX_ENTRIES",
     "DEFAULT_RATE_GRACE",
     "MAX_PATH",
+    "Compression",
     "DirEntry",
     "FileFailed",
     "FileSkipped",

@@ -10,6 +10,10 @@ a byte now and then never trips it, so a caller can also ask for a minimum rate
 (`min_rate`, bytes per second): each file must then arrive within `rate_grace` seconds
 plus one second per `min_rate` bytes received (bytes past the size the device announced
 earn no more time), which also bounds the whole file to `rate_grace + size / min_rate`.
+
+With `compression` (adb's -z; off by default for pulls, as in adb) the device sends one
+compressed stream per file; it is decompressed a piece at a time and may not decompress
+to more than the file's size plus `GROWTH_ALLOWANCE`.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from adbwire.errors import AdbwireError, DisconnectedError, SyncFailError, UsageError
 from adbwire.wire.services.sync import codec
 from adbwire.wire.services.sync.codec import DataChunk, DataDone, Expect, Fail
+from adbwire.wire.services.sync.compression import Compression, Decoder, resolve_compression
 from adbwire.wire.services.sync.pull_plan import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_ENTRIES,
@@ -51,6 +56,8 @@ PERMISSION_BITS = 0o777
 """What `preserve` keeps of a device's mode: never setuid, setgid or sticky."""
 DEFAULT_RATE_GRACE = 30.0
 """Seconds each file gets on top of its size over `min_rate` (a slow start, a busy disk)."""
+GROWTH_ALLOWANCE = 64 * 1024 * 1024
+"""How much a compressed file may grow past its stat size while it is pulled (a log)."""
 Writer = Callable[[memoryview], None]
 
 
@@ -102,6 +109,7 @@ def pull_stream(
     timeout: float | None = None,
     min_rate: float | None = None,
     rate_grace: float = DEFAULT_RATE_GRACE,
+    compression: Compression = Compression.NONE,
 ) -> int:
     """Write the device file `remote` into `sink`; returns the byte count.
 
@@ -112,14 +120,17 @@ def pull_stream(
     """
     rate = min_rate_of(min_rate, rate_grace)
     with session_for(target, timeout) as session:
+        kind = resolve_compression(compression, session.features)
         total = None
-        if progress is not None or rate is not None:
+        if progress is not None or rate is not None or kind.flag:
             reply = stat_reply(session, remote, follow=True)
-            if reply.error and rate is not None:  # the rate's deadline needs the size
+            if reply.error and (rate is not None or kind.flag):  # the size bounds the pull
                 raise SyncFailError(remote, codec.errno_text(reply.error))
             total = None if reply.error else reply.stat.size
         ledger = Ledger("pull", total, progress)
-        return receive(session, remote, _stream_writer(sink), ledger, size=total, rate=rate)
+        return receive(
+            session, remote, _stream_writer(sink), ledger, size=total, rate=rate, compression=kind
+        )
 
 
 def pull(
@@ -135,6 +146,7 @@ def pull(
     max_entries: int = DEFAULT_MAX_ENTRIES,
     max_depth: int = DEFAULT_MAX_DEPTH,
     on_entries: EntriesCallback | None = None,
+    compression: Compression = Compression.NONE,
 ) -> TransferResult:
     """Copy device files and directory trees here, with adb's destination rules.
 
@@ -144,7 +156,8 @@ def pull(
     mid-way. `preserve` keeps mtime and the permission bits (-a; never setuid, setgid or
     sticky). Trees are walked while they are pulled: more than `max_entries` entries in
     all ends the pull (a failure in the result), a directory deeper than `max_depth` is
-    a failure of its own; `on_entries(count)` follows the walk.
+    a failure of its own; `on_entries(count)` follows the walk. `compression` is adb's
+    -z (ANY: the best the device offers; a named one it lacks raises UsageError).
     """
     names = [sources] if isinstance(sources, str) else list(sources)
     if not names:
@@ -153,6 +166,7 @@ def pull(
     rate = min_rate_of(min_rate, rate_grace)
     destination = os.fspath(local)
     with session_for(target, timeout) as session:
+        kind = resolve_compression(compression, session.features)
         ledger = Ledger("pull", None, progress)
         plan = plan_pull(session, names, destination, ledger, limits=limits, on_entries=on_entries)
         for batch in plan.batches():
@@ -161,7 +175,9 @@ def pull(
                     if job.is_dir:
                         _make_local_dir(job.local)
                     else:
-                        size = pull_to_path(session, job, ledger, preserve=preserve, rate=rate)
+                        size = pull_to_path(
+                            session, job, ledger, preserve=preserve, rate=rate, compression=kind
+                        )
                         ledger.transferred(job.root, job.remote, job.local, size)
                 except (SyncFailError, UsageError, StreamEnded) as exc:
                     ledger.failed(job.root, job.remote, job.local, exc)
@@ -176,16 +192,31 @@ def receive(
     *,
     size: int | None,
     rate: MinRate | None = None,
+    compression: Compression = Compression.NONE,
 ) -> int:
-    """RECV one file (of `size` bytes, if known) into `write`; errors say how far it got."""
+    """RECV one file (of `size` bytes, if known) into `write`; errors say how far it got.
+
+    `compression` must be resolved already (not ANY), and needs `size`: it bounds what the
+    compressed stream may decompress to."""
     if session.sendrecv_v2:
-        request = codec.encode_recv_v2(remote)
+        request = codec.encode_recv_v2(remote, compression.flag)
     else:
         request = codec.encode_request(codec.RECV, remote)
     what = f"pull of '{remote}'"
     moved = 0
     pace = None if rate is None else _Pace(rate, remote, size)
     limit = None
+    decoder = None
+    if compression.flag:
+        assert size is not None, "a compressed pull needs the file's size"
+        decoder = Decoder(compression, limit=size + GROWTH_ALLOWANCE)
+
+    def emit(data: bytes | memoryview) -> None:
+        nonlocal moved
+        write(memoryview(data))
+        moved += len(data)
+        ledger.advance(len(data))
+
     try:
         session.send(request, what)
         while True:
@@ -195,10 +226,13 @@ def receive(
                     raise limit.error()
             event = session.next_event(Expect.DATA, what, limit=limit)
             if isinstance(event, DataChunk):
-                write(event.data)
-                moved += len(event.data)
-                ledger.advance(len(event.data))
+                if decoder is None:
+                    emit(event.data)
+                else:
+                    decoder.feed(event.data, emit)
             elif isinstance(event, DataDone):
+                if decoder is not None:
+                    decoder.finish()
                 return moved
             elif isinstance(event, Fail):
                 raise SyncFailError(remote, event.message)
@@ -225,13 +259,22 @@ def pull_to_path(
     *,
     preserve: bool,
     rate: MinRate | None = None,
+    compression: Compression = Compression.NONE,
 ) -> int:
     """RECV into a temporary file beside `job.local`, renamed over it only when complete."""
     descriptor, temp = _create_temp(job.local)
     try:
         with open(descriptor, "wb", buffering=0) as file:
             writer = _file_writer(file, job.local)
-            size = receive(session, job.remote, writer, ledger, size=job.stat.size, rate=rate)
+            size = receive(
+                session,
+                job.remote,
+                writer,
+                ledger,
+                size=job.stat.size,
+                rate=rate,
+                compression=compression,
+            )
         if preserve:
             os.utime(temp, (job.stat.mtime, job.stat.mtime))
             os.chmod(temp, job.stat.mode & PERMISSION_BITS & ~_umask())

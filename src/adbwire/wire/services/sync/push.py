@@ -9,6 +9,9 @@ adbd answers a failing file with FAIL and then ends the sync service, dropping w
 followed it in the pipe; those files are sent again on a fresh stream, so one failure
 never hides another file's fate: each lands in the result as transferred, failed or
 skipped.
+
+With compression (adb 31+ devices, compression.py), a file of 64 KiB or more goes out as
+one compressed stream in DATA messages; smaller files go raw, as adb sends them.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from adbwire.errors import DisconnectedError, SyncFailError, UsageError
 from adbwire.wire.services.sync import codec
 from adbwire.wire.services.sync.codec import DATA_MAX, HEADER_SIZE, Expect, Fail, Okay, SyncEvent
+from adbwire.wire.services.sync.compression import Compression, Encoder, resolve_compression
 from adbwire.wire.services.sync.push_plan import PushJob, plan_push
 from adbwire.wire.services.sync.results import Ledger, ProgressCallback, TransferResult
 from adbwire.wire.services.sync.session import StreamEnded, SyncSession, session_for
@@ -47,11 +51,13 @@ def push_stream(
     size: int | None = None,
     progress: ProgressCallback | None = None,
     timeout: float | None = None,
+    compression: Compression = Compression.NONE,
 ) -> int:
     """Upload everything `source` yields to `remote`; returns the byte count.
 
     `mode` is the file's permission bits; `mtime` defaults to now; `size` only feeds the
-    progress callback. A device FAIL raises SyncFailError naming `remote`.
+    progress callback (and, under 64 KiB, sends the file raw whatever `compression`
+    says). A device FAIL raises SyncFailError naming `remote`.
     """
     if not stat_module.S_IFMT(mode):
         mode |= stat_module.S_IFREG
@@ -69,7 +75,8 @@ def push_stream(
         stream=source,
     )
     with session_for(target, timeout) as session:
-        result = send_jobs(session, [job], Ledger("push", size, progress))
+        ledger = Ledger("push", size, progress)
+        result = send_jobs(session, [job], ledger, compression=compression)
     result.raise_first()
     return result.bytes_transferred
 
@@ -82,6 +89,7 @@ def push(
     sync_only: bool = False,
     progress: ProgressCallback | None = None,
     timeout: float | None = None,
+    compression: Compression = Compression.ANY,
 ) -> TransferResult:
     """Copy local files and directory trees to the device, with adb's destination rules.
 
@@ -89,6 +97,8 @@ def push(
     directory onto a remote file, several sources onto a non-directory). Failures of
     single files are collected in the result; only a lost connection raises mid-way.
     `sync_only` skips files whose remote copy has the same size and mtime (adb --sync).
+    `compression` is adb's -z: ANY (adb push's default) takes the best algorithm the
+    device offers, if any; a named one the device lacks raises UsageError.
     """
     if isinstance(sources, (str, os.PathLike)):
         names = [os.fspath(sources)]
@@ -100,12 +110,20 @@ def push(
         ledger = Ledger("push", None, progress)
         jobs = plan_push(session, names, remote, ledger, sync_only=sync_only)
         ledger.total = sum(job.size or 0 for job in jobs)
-        return send_jobs(session, jobs, ledger)
+        return send_jobs(session, jobs, ledger, compression=compression)
 
 
-def send_jobs(session: SyncSession, jobs: Iterable[PushJob], ledger: Ledger) -> TransferResult:
+def send_jobs(
+    session: SyncSession,
+    jobs: Iterable[PushJob],
+    ledger: Ledger,
+    *,
+    compression: Compression = Compression.NONE,
+) -> TransferResult:
     """Send every job over the session's stream; the result says how each one ended."""
-    _Pusher(session, ledger).run(jobs)
+    if compression is not Compression.NONE:
+        compression = resolve_compression(compression, session.features)
+    _Pusher(session, ledger, compression).run(jobs)
     return ledger.finish()
 
 
@@ -120,9 +138,11 @@ class _LocalReadError(Exception):
 
 
 class _Pusher:
-    def __init__(self, session: SyncSession, ledger: Ledger) -> None:
+    def __init__(self, session: SyncSession, ledger: Ledger, compression: Compression) -> None:
         self.session = session
         self.ledger = ledger
+        self.compression = compression
+        self.scratch = memoryview(bytearray(DATA_MAX if compression.flag else 0))
         self.buffer = bytearray(max(session.connection.max_payload, MIN_BATCH))
         self.view = memoryview(self.buffer)
         self.used = 0
@@ -185,14 +205,19 @@ class _Pusher:
             return None
 
     def _write_job(self, job: PushJob, source: BinaryIO | None) -> None:
+        encoder = self._encoder_for(job)
         if self.session.sendrecv_v2:
-            self._add(codec.encode_send_v2(job.remote, job.mode))
+            flag = 0 if encoder is None else encoder.kind.flag
+            self._add(codec.encode_send_v2(job.remote, job.mode, flag))
         else:
             self._add(codec.encode_send_v1(job.remote, job.mode))
         if job.link_target is not None:
             body = job.link_target + b"\0"
             self._add(codec.HEADER.pack(codec.DATA, len(body)) + body)
             job.sent = len(body)
+        elif encoder is not None:
+            assert source is not None
+            self._add_compressed_body(job, source, encoder)
         else:
             assert source is not None
             self._add_body(job, source)
@@ -225,6 +250,34 @@ class _Pusher:
             self.used = start + got
             job.sent += got
             self.ledger.advance(got)
+
+    def _encoder_for(self, job: PushJob) -> Encoder | None:
+        """adb compresses only files of 64 KiB or more (smaller ones go out in one write)."""
+        if not self.compression.flag or job.link_target is not None:
+            return None
+        if job.size is not None and job.size < DATA_MAX:
+            return None
+        return Encoder(self.compression)
+
+    def _add_compressed_body(self, job: PushJob, source: BinaryIO, encoder: Encoder) -> None:
+        readinto = getattr(source, "readinto", None)
+        while True:
+            try:
+                got = _read_into(source, readinto, self.scratch)
+            except OSError as exc:
+                raise _LocalReadError(f"cannot read '{job.local}': {exc}") from exc
+            if not got:
+                self._add_data(encoder.finish())
+                return
+            self._add_data(encoder.compress(self.scratch[:got]))
+            job.sent += got
+            self.ledger.advance(got)
+
+    def _add_data(self, payload: bytes) -> None:
+        """DATA messages of at most 64 KiB carrying `payload` (compressed bytes)."""
+        for start in range(0, len(payload), DATA_MAX):
+            piece = payload[start : start + DATA_MAX]
+            self._add(codec.HEADER.pack(codec.DATA, len(piece)) + piece)
 
     def _flush(self) -> None:
         if self.used:

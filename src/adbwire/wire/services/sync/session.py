@@ -35,6 +35,7 @@ class SyncSession:
     def __init__(self, connection: Connection, *, timeout: float | None = None) -> None:
         self.connection = connection
         features = connection.features
+        self.features = features
         self.stat_v2 = "stat_v2" in features
         self.ls_v2 = "ls_v2" in features
         self.sendrecv_v2 = "sendrecv_v2" in features
