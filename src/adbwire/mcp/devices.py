@@ -19,7 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from adbwire.errors import AdbTimeoutError, AdbwireError, AuthPendingError, UsageError
+from adbwire.errors import (
+    AdbTimeoutError,
+    AdbwireError,
+    AuthPendingError,
+    ConnectionClosedError,
+    UsageError,
+)
+from adbwire.wire.aio import DeviceLane
 from adbwire.wire.client import AdbClient
 from adbwire.wire.connection import Signer
 from adbwire.wire.protocol import ConnectionState
@@ -60,6 +67,16 @@ class DeviceRecord:
     error: str | None
 
 
+class _Attempt:
+    """One connection attempt: its callers wait for it and read its own outcome, so a caller
+    never sees the state of an attempt that another caller started after it."""
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.client: AdbClient | None = None
+        self.error: AdbwireError | None = None
+
+
 class _Entry:
     def __init__(self, serial: str, kind: str, opener: Opener) -> None:
         self.serial = serial
@@ -68,49 +85,73 @@ class _Entry:
         self.client: AdbClient | None = None
         self.state = "offline"
         self.error: AdbwireError | None = None
-        self.done = threading.Event()
-        self.done.set()
+        self.attempt: _Attempt | None = None
+        """The attempt under way, None when none is."""
         self.reports_emulator: bool | None = None
         self.lock = threading.Lock()
+        self.lane = DeviceLane(serial)
+        self.closed = False
 
     def healthy(self) -> bool:
-        return self.client is not None and self.client.connection.failure is None
+        client = self.client
+        return client is not None and client.connection.failure is None
 
-    def start(self) -> None:
+    def ready_client(self) -> AdbClient | None:
+        """The connected client, without waiting; None if it must (re)connect."""
+        client = self.client
+        if client is not None and client.connection.failure is None:
+            return client
+        return None
+
+    def start(self) -> _Attempt | None:
+        """Join the attempt under way or start one; None when already connected."""
         with self.lock:
-            if not self.done.is_set() or self.healthy():
-                return
+            if self.attempt is not None:
+                return self.attempt
+            if self.healthy():
+                return None
             if self.client is not None:
                 self.client.close()
                 self.client = None
-            self.state, self.error = "connecting", None
-            self.done.clear()
-        thread = threading.Thread(target=self._connect, name=f"adbwire-connect-{self.serial}")
+            self.state = "connecting"
+            attempt = self.attempt = _Attempt()
+        thread = threading.Thread(
+            target=self._connect, args=(attempt,), name=f"adbwire-connect-{self.serial}"
+        )
         thread.daemon = True
         thread.start()
+        return attempt
 
-    def _connect(self) -> None:
+    def _connect(self, attempt: _Attempt) -> None:
         def on_state(state: ConnectionState) -> None:
             if state is ConnectionState.UNAUTHORIZED:
                 self.state = "unauthorized"
 
+        client: AdbClient | None = None
+        error: AdbwireError | None = None
         try:
             client = self.opener(on_state)
         except AdbwireError as exc:
-            with self.lock:
-                self.error = exc
-                self.state = "unauthorized" if isinstance(exc, AuthPendingError) else "offline"
+            error = exc
             log.info("%s: %s", self.serial, exc)
         except Exception as exc:
             log.exception("%s: unexpected error while connecting", self.serial)
-            with self.lock:
-                self.error = AdbwireError(f"{self.serial}: {type(exc).__name__}")
-                self.state = "offline"
-        else:
-            with self.lock:
-                self.client, self.state = client, "device"
+            error = AdbwireError(f"{self.serial}: {type(exc).__name__}")
         finally:
-            self.done.set()
+            with self.lock:
+                if self.closed and client is not None:  # removed while connecting
+                    client.close()
+                    client, error = None, ConnectionClosedError(f"{self.serial} was removed")
+                attempt.client, attempt.error = client, error
+                self.attempt = None
+                if client is not None:
+                    self.client, self.state, self.error = client, "device", None
+                else:
+                    self.error = error
+                    self.state = (
+                        "unauthorized" if isinstance(error, AuthPendingError) else "offline"
+                    )
+            attempt.done.set()
 
     def record(self) -> DeviceRecord:
         state = self.state
@@ -122,6 +163,7 @@ class _Entry:
 
     def close(self) -> None:
         with self.lock:
+            self.closed = True
             if self.client is not None:
                 self.client.close()
                 self.client = None
@@ -198,6 +240,11 @@ class DeviceRegistry:
         entry.start()
         return serial
 
+    @property
+    def has_sources(self) -> bool:
+        """Whether `refresh` has anything to scan (it blocks while it does)."""
+        return bool(self._sources)
+
     def refresh(self) -> None:
         """Pick up devices that sources see now (USB hot-plug)."""
         for source in list(self._sources):
@@ -240,26 +287,52 @@ class DeviceRegistry:
         return entry.kind if entry else None
 
     def client(self, serial: str, *, wait: float | None = None) -> AdbClient:
-        """A working client for `serial`, (re)connecting if needed. Blocking."""
-        entry = self._entries.get(serial)
-        if entry is None:
-            raise UsageError(f"no device {serial!r}")
-        if entry.healthy():
-            assert entry.client is not None
-            return entry.client
-        entry.start()
-        entry.done.wait(self.connect_wait if wait is None else wait)
-        with entry.lock:
-            if entry.healthy():
-                assert entry.client is not None
-                return entry.client
-            if entry.state == "unauthorized" or isinstance(entry.error, AuthPendingError):
+        """A working client for `serial`, (re)connecting if needed. Blocking.
+
+        A device that cannot be reached raises its connection error (ConnectFailedError,
+        AuthPendingError, ...) as soon as the attempt this call waits for has failed; only an
+        attempt still running after `wait` seconds raises AdbTimeoutError.
+        """
+        entry = self._entry(serial)
+        client = entry.ready_client()
+        if client is not None:
+            return client
+        attempt = entry.start()
+        if attempt is None:  # connected since we looked
+            client = entry.ready_client()
+            if client is not None:
+                return client
+            attempt = entry.start()
+            if attempt is None:
+                raise AdbTimeoutError(f"{serial}: the connection dropped while it was being made")
+        if not attempt.done.wait(self.connect_wait if wait is None else wait):
+            if entry.state == "unauthorized":
                 raise AuthPendingError(
                     f"{serial} is waiting for 'Allow USB debugging?' to be accepted on the device"
                 )
-            if entry.error is not None:
-                raise entry.error
-        raise AdbTimeoutError(f"{serial}: still connecting")
+            raise AdbTimeoutError(f"{serial}: still connecting")
+        if attempt.client is not None:
+            return attempt.client
+        if isinstance(attempt.error, AuthPendingError):
+            raise AuthPendingError(
+                f"{serial} is waiting for 'Allow USB debugging?' to be accepted on the device"
+            )
+        assert attempt.error is not None
+        raise attempt.error
+
+    def ready_client(self, serial: str) -> AdbClient | None:
+        """The device's client if it is connected now (no waiting, no thread); else None."""
+        return self._entry(serial).ready_client()
+
+    def lane(self, serial: str) -> DeviceLane:
+        """The device's own limits on concurrent calls (wire/aio.py)."""
+        return self._entry(serial).lane
+
+    def _entry(self, serial: str) -> _Entry:
+        entry = self._entries.get(serial)
+        if entry is None:
+            raise UsageError(f"no device {serial!r}")
+        return entry
 
     def cached_emulator_flag(self, serial: str) -> bool | None:
         entry = self._entries.get(serial)

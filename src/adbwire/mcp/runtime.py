@@ -37,7 +37,7 @@ from adbwire.mcp.safety.audit import AuditRecord, now_iso, redact_secrets
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.server.app import App
 from adbwire.mcp.server.sessions import client_name, session_token
-from adbwire.wire.aio import run_blocking
+from adbwire.wire.aio import DeviceLane, run_blocking
 from adbwire.wire.client import AdbClient
 
 if TYPE_CHECKING:
@@ -59,6 +59,7 @@ class ToolCall:
         self.ctx = ctx
         self.serial: str | None = None
         self._client: AdbClient | None = None
+        self._lane: DeviceLane | None = None
         self.decision = confirm.Decision.NOT_NEEDED
         self.trace: TracedCall | None = None
         """This call's trace step while a trace is recorded (``serve --trace``)."""
@@ -74,8 +75,9 @@ class ToolCall:
         return session_token(self.ctx, self.app.transport)
 
     async def run(self, func: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        """Run a blocking device operation under the tool's output cap (from the policy);
-        cancelling the call closes its streams at once."""
+        """Run a blocking device operation under the tool's output cap (from the policy),
+        within the device's own limits (its lane: device_busy when full); cancelling the
+        call closes its streams at once."""
         cap = self.app.policy.output_cap(self.spec.name)
 
         def capped() -> T:
@@ -83,7 +85,9 @@ class ToolCall:
                 return func(*args, **kwargs)
 
         try:
-            return await run_blocking(capped)
+            if self._lane is None:
+                return await run_blocking(capped)
+            return await self._lane.run(capped)
         except OutputTooLargeError as exc:
             if exc.limit != cap:
                 raise  # a limit of the operation's own (a frame's size), not the policy's
@@ -117,7 +121,8 @@ class ToolCall:
 
     async def target(self, requested: str | None) -> str:
         devices = self.app.devices
-        await anyio.to_thread.run_sync(devices.refresh)
+        if devices.has_sources:  # scanning USB blocks: off the event loop
+            await anyio.to_thread.run_sync(devices.refresh)
         known = devices.serials()
         if requested is not None:
             serial = validate.serial(requested)
@@ -150,6 +155,7 @@ class ToolCall:
     async def connect(self, serial: str) -> AdbClient:
         client = await connect_checked(self.app, serial)
         self.serial, self._client = serial, client
+        self._lane = self.app.devices.lane(serial)
         return client
 
 
@@ -180,11 +186,13 @@ async def connect_checked(app: App, serial: str) -> AdbClient:
     """A client for `serial` after every device check, including the emulator properties."""
     check_device_policy(app, serial)
     devices = app.devices
-    client = await run_blocking(devices.client, serial)
+    client = devices.ready_client(serial)  # connected: no thread needed
+    if client is None:  # waiting to connect takes a turn of this device's, no shared thread
+        client = await devices.lane(serial).run(devices.client, serial)
     if app.policy.emulators_only:
         flag = devices.cached_emulator_flag(serial)
         if flag is None:
-            flag = await run_blocking(info.reports_emulator, client)
+            flag = await devices.lane(serial).run(info.reports_emulator, client)
             devices.remember_emulator_flag(serial, flag)
         if not flag:
             raise ToolFailure(

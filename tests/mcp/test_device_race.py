@@ -1,0 +1,164 @@
+"""Connection errors under concurrency: many callers of a device that dies and comes back
+each get the error of the attempt they waited for (device_unreachable), never "still
+connecting", and all get the device again once it is back."""
+
+from __future__ import annotations
+
+import collections
+import threading
+from collections.abc import Iterator
+
+import anyio
+import pytest
+from mcp import Client
+from mcp_types import CallToolResult
+
+from adbwire.errors import AdbwireError, ConnectFailedError, DisconnectedError
+from adbwire.mcp.devices import DeviceRegistry
+from adbwire.testing import DeviceOptions, SimulatedDevice
+from adbwire.wire.client import AdbClient
+from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app
+
+CALLERS = 16
+CALLS_EACH = 10
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class Phoenix:
+    """A simulated device that can die (stop listening) and return on the same port."""
+
+    def __init__(self) -> None:
+        self.device = SimulatedDevice(DeviceOptions(auth_required=False)).start()
+        self.port = self.device.port
+
+    @property
+    def serial(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def die(self) -> None:
+        self.device.stop()
+
+    def come_back(self) -> None:
+        self.device = SimulatedDevice(DeviceOptions(auth_required=False, port=self.port)).start()
+
+
+@pytest.fixture
+def phoenix() -> Iterator[Phoenix]:
+    device = Phoenix()
+    try:
+        yield device
+    finally:
+        device.device.stop()
+
+
+def _hammer(registry: DeviceRegistry, serial: str) -> collections.Counter[str]:
+    """CALLERS threads asking for the device CALLS_EACH times each: the outcomes by kind."""
+    outcomes: collections.Counter[str] = collections.Counter()
+    lock = threading.Lock()
+    start = threading.Barrier(CALLERS)
+
+    def caller() -> None:
+        start.wait(WAIT)
+        for _ in range(CALLS_EACH):
+            try:
+                registry.client(serial, wait=WAIT)
+                outcome = "ok"
+            except AdbwireError as error:
+                outcome = f"{type(error).__name__}: {error}"
+            with lock:
+                outcomes[outcome] += 1
+
+    threads = [threading.Thread(target=caller) for _ in range(CALLERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(WAIT * 2)
+    assert sum(outcomes.values()) == CALLERS * CALLS_EACH
+    return outcomes
+
+
+def test_concurrent_callers_of_a_dead_device_each_get_its_connection_error(
+    phoenix: Phoenix,
+) -> None:
+    registry = DeviceRegistry(list)
+    try:
+        registry.add_tcp(phoenix.serial, keys=list)
+        first = registry.client(phoenix.serial, wait=WAIT)
+        phoenix.die()
+        with pytest.raises(DisconnectedError):
+            first.shell("true", timeout=WAIT)
+        outcomes = _hammer(registry, phoenix.serial)
+        assert all(kind.startswith("ConnectFailedError") for kind in outcomes), outcomes
+        phoenix.come_back()
+        assert _hammer(registry, phoenix.serial) == {"ok": CALLERS * CALLS_EACH}
+        assert phoenix.device.connection_count == 1  # every caller shares one connection
+    finally:
+        registry.close()
+
+
+def test_a_connection_made_after_the_device_was_removed_is_closed(phoenix: Phoenix) -> None:
+    registry = DeviceRegistry(list)
+    release = threading.Event()
+    made: list[AdbClient] = []
+    connected_late = threading.Event()
+
+    def slow_opener(on_state: object) -> AdbClient:
+        release.wait(WAIT)
+        client = AdbClient.connect_tcp(phoenix.serial, [])
+        made.append(client)
+        connected_late.set()
+        return client
+
+    registry._add(phoenix.serial, "tcp", slow_opener)
+    assert registry.remove(phoenix.serial)
+    release.set()
+    assert connected_late.wait(WAIT)
+    assert phoenix.device.wait_for_connections(0, WAIT)
+    assert made[0].connection.failure is not None
+
+
+@pytest.mark.anyio
+async def test_mcp_calls_to_a_device_that_dies_say_unreachable_then_work_again(
+    phoenix: Phoenix,
+) -> None:
+    serial = phoenix.serial
+
+    async def forty_calls(client: Client) -> list[CallToolResult]:
+        results: list[CallToolResult] = []
+
+        async def one() -> None:
+            arguments = {"serial": serial, "name": "ro.product.model"}
+            results.append(await client.call_tool("get_property", arguments))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(40):
+                group.start_soon(one)
+        return results
+
+    app = make_app([phoenix.device])
+    try:
+        async with connected(app) as client:
+            data_of(await client.call_tool("get_property", {"serial": serial, "name": "x.y"}))
+            await anyio.to_thread.run_sync(phoenix.die)
+            results = await forty_calls(client)
+            codes = collections.Counter(error_of(r)["code"] for r in results)
+            assert set(codes) <= {"device_unreachable", "device_disconnected"}, codes
+            assert codes["device_unreachable"] >= 1
+            await anyio.to_thread.run_sync(phoenix.come_back)
+            results = await forty_calls(client)
+            assert [data_of(r)["value"] for r in results] == ["sdk_gphone64_x86_64"] * 40
+    finally:
+        app.close()
+
+
+def test_connect_failed_is_what_a_refused_port_raises() -> None:
+    # The premise of the tests above: a stopped device's port refuses at once.
+    device = SimulatedDevice(DeviceOptions(auth_required=False)).start()
+    address = device.serial
+    device.stop()
+    with pytest.raises(ConnectFailedError):
+        AdbClient.connect_tcp(address, [])
