@@ -8,6 +8,7 @@ redirections and pipelines swap for files, buffers or /dev/null.
 from __future__ import annotations
 
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -67,6 +68,73 @@ class BufferWriter:
 
     def getvalue(self) -> bytes:
         return b"".join(self._chunks)
+
+
+class BrokenPipe(Exception):
+    """The reading end of a pipe is gone (a process would get SIGPIPE): the writer ends."""
+
+
+SIGPIPE_STATUS = 128 + 13
+
+
+class Pipe:
+    """A pipeline's pipe between two stages running at once: bounded like a kernel pipe
+    (a writer waits while it is full), end of file once the writer closed, and BrokenPipe
+    for a writer once the reader closed (`yes | head -1` ends). Every wait re-checks
+    `cancelled`, so a session that ends never leaves a stage waiting."""
+
+    CAPACITY = 64 * 1024
+    POLL_SECONDS = 0.1
+
+    def __init__(self, cancelled: Callable[[], bool]) -> None:
+        self._cancelled = cancelled
+        self._changed = threading.Condition()
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._writer_closed = False
+        self._reader_closed = False
+
+    def write(self, data: bytes) -> None:
+        if not data:
+            return
+        with self._changed:
+            while self._size >= self.CAPACITY and not self._reader_closed:
+                if self._cancelled():
+                    raise BrokenPipe("the session ended")
+                self._changed.wait(self.POLL_SECONDS)
+            if self._reader_closed:
+                raise BrokenPipe("the reading end of the pipe is closed")
+            self._chunks.append(bytes(data))
+            self._size += len(data)
+            self._changed.notify_all()
+
+    def read(self, max_bytes: int = 65536) -> bytes:
+        with self._changed:
+            while not self._chunks and not self._writer_closed and not self._cancelled():
+                self._changed.wait(self.POLL_SECONDS)
+            if not self._chunks:
+                return b""
+            head = self._chunks[0]
+            if len(head) <= max_bytes:
+                self._chunks.popleft()
+            else:
+                self._chunks[0] = head[max_bytes:]
+                head = head[:max_bytes]
+            self._size -= len(head)
+            self._changed.notify_all()
+            return head
+
+    def close_write(self) -> None:
+        with self._changed:
+            self._writer_closed = True
+            self._changed.notify_all()
+
+    def close_read(self) -> None:
+        with self._changed:
+            self._reader_closed = True
+            self._chunks.clear()
+            self._size = 0
+            self._changed.notify_all()
 
 
 class NullWriter:

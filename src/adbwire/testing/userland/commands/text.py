@@ -45,6 +45,9 @@ def _count_option(inv: Invocation, letter: str, default: int) -> tuple[int, bool
 
 def head(inv: Invocation) -> int:
     count, by_bytes, operands = _count_option(inv, "n", 10)
+    if not operands:  # stop reading once enough came, so `yes | head -1` ends
+        inv.out(_head_of_stdin(inv, count, by_bytes))
+        return 0
     inputs = _inputs(inv, operands)
     if inputs is None:
         return 1
@@ -54,6 +57,21 @@ def head(inv: Invocation) -> int:
         else:
             inv.out(b"".join(data.splitlines(keepends=True)[:count]))
     return 0
+
+
+def _head_of_stdin(inv: Invocation, count: int, by_bytes: bool) -> bytes:
+    taken = bytearray()
+    while not inv.cancelled:
+        enough = len(taken) >= count if by_bytes else taken.count(b"\n") >= count
+        if enough:
+            break
+        chunk = inv.streams.stdin.read(65536)
+        if not chunk:
+            break
+        taken += chunk
+    if by_bytes:
+        return bytes(taken[:count])
+    return b"".join(bytes(taken).splitlines(keepends=True)[:count])
 
 
 def tail(inv: Invocation) -> int:

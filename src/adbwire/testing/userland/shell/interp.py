@@ -1,7 +1,8 @@
 """The interpreter: runs a parsed command line against the simulated device.
 
-Pipelines run their stages one after another with the output of each buffered into the next
-(fine for the short commands tools send; the last stage streams to the client as it runs).
+Pipelines run their stages at once, joined by bounded pipes (process.Pipe): a stage whose
+reader is gone ends with SIGPIPE's status, so `yes | head -1` ends; the last stage runs in
+the shell itself, as in mksh, and streams to the client as it runs.
 `cmd &` runs in a thread as a background job: a subshell process whose pid is `$!`, with
 stdin from /dev/null; `wait` waits for jobs, and the session waits for them before it ends
 (as adbd waits for the output pipes a background job still holds). No job control.
@@ -35,11 +36,19 @@ from adbwire.shell_syntax.parser import (
     parse,
 )
 from adbwire.testing.device_files import FsError
-from adbwire.testing.userland.process import BufferWriter, BytesReader, NullWriter, Streams
+from adbwire.testing.userland.process import (
+    SIGPIPE_STATUS,
+    BrokenPipe,
+    BufferWriter,
+    BytesReader,
+    NullWriter,
+    Streams,
+)
 from adbwire.testing.userland.shell import redirects
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
+from adbwire.testing.userland.shell.pipeline import run_stages
 
 if TYPE_CHECKING:
     from adbwire.testing.device_files import DeviceFiles
@@ -344,17 +353,15 @@ class Shell:
         return status
 
     def _pipeline(self, pipeline: Pipeline, streams: Streams) -> int:
-        stdin = streams.stdin
-        status = 0
-        last = len(pipeline.commands) - 1
-        for index, command in enumerate(pipeline.commands):
-            if index < last:
-                buffer = BufferWriter()
-                status = self._command(command, Streams(stdin, buffer, streams.stderr))
-                stdin = BytesReader(buffer.getvalue())
-            else:
-                status = self._command(command, Streams(stdin, streams.stdout, streams.stderr))
+        if len(pipeline.commands) == 1:
+            status = self._command(pipeline.commands[0], streams)
+        else:
+            status = run_stages(self, pipeline.commands, streams)
         return (0 if status else 1) if pipeline.negate else status
+
+    def run_command(self, command: Command, streams: Streams) -> int:
+        """One command of a pipeline, with its redirections applied."""
+        return self._command(command, streams)
 
     def _command(self, command: Command, streams: Streams) -> int:
         try:
@@ -452,6 +459,8 @@ class Shell:
         outer_child, self.child = self.child, child
         try:
             status = command(Invocation(argv, streams, self))
+        except BrokenPipe:  # SIGPIPE ends the command, not the shell that ran it
+            status = SIGPIPE_STATUS
         except FsError as exc:  # a file error the command did not report itself
             streams.stderr.write(
                 f"{posixpath.basename(name)}: {exc.path}: {exc.message}\n".encode()
