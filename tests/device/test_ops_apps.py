@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from adbwire.device import apps, logs
-from adbwire.device.errors import AppCrashedError, NotFoundError
+from adbwire.device.errors import AppCrashedError, AppNotRespondingError, NotFoundError
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
 from tests.mcp.harness import device_client
@@ -59,3 +61,60 @@ def test_stop_and_deep_links(device_client: AdbClient) -> None:
     assert focus.activity == "com.example.notes.SettingsActivity"
     with pytest.raises(NotFoundError):
         apps.open_deep_link(device_client, "nothing://handles/this")
+
+
+# Crashes end the wait at the next poll, not at the timeout. The margins are wide for a
+# loaded CI machine: each bound is several times what the simulator takes, and still far
+# below the 15 s default timeout the old wait ran into.
+FAST_ANSWER = 6.0
+
+
+def test_java_crash_is_reported_long_before_the_timeout(device_client: AdbClient) -> None:
+    started = time.monotonic()
+    with pytest.raises(AppCrashedError) as caught:
+        apps.launch(device_client, NOTES, ".StatsActivity", timeout=20)
+    assert time.monotonic() - started < FAST_ANSWER
+    assert caught.value.details["kind"] == "java"
+
+
+def test_native_crash_names_the_signal_and_its_frames(device_client: AdbClient) -> None:
+    started = time.monotonic()
+    with pytest.raises(AppCrashedError) as caught:
+        apps.launch(device_client, NOTES, ".SyncActivity", timeout=20)
+    assert time.monotonic() - started < FAST_ANSWER
+    details = caught.value.details
+    assert details["kind"] == "native" and details["process"] == NOTES
+    assert details["exception"] == "SIGSEGV"
+    assert "SEGV_MAPERR" in str(details["root_cause"])
+    assert "null pointer dereference" in str(details["root_cause"])
+    stack = details["stack"]
+    assert isinstance(stack, list) and stack[0].startswith("#00 pc 0000000000012f4a")
+    assert "notes::sync::merge" in stack[0]
+
+
+def test_anr_is_reported_soon_after_it_happens(device_client: AdbClient) -> None:
+    started = time.monotonic()
+    with pytest.raises(AppNotRespondingError) as caught:
+        apps.launch(device_client, NOTES, ".ExportActivity", timeout=20)
+    # the simulated app hangs for 1 s before the system reports it
+    assert time.monotonic() - started < 1.0 + FAST_ANSWER
+    assert "Input dispatching timed out" in str(caught.value)
+    assert caught.value.details["process"] == NOTES
+
+
+def test_a_deep_link_to_a_crashing_activity_is_an_error(device_client: AdbClient) -> None:
+    with pytest.raises(AppCrashedError) as caught:
+        apps.open_deep_link(device_client, "notes://stats")
+    assert "Statistics database is not initialised" in str(caught.value)
+    focus = apps.open_deep_link(device_client, "notes://settings")
+    assert focus.activity == "com.example.notes.SettingsActivity"
+
+
+def test_logs_of_a_dead_app_are_still_found(device_client: AdbClient) -> None:
+    with pytest.raises(AppCrashedError):
+        apps.launch(device_client, NOTES, ".StatsActivity", timeout=10)
+    assert logs.pids_of(device_client, NOTES) == ()
+    found = logs.read_logcat(device_client, logs.LogQuery(package=NOTES, min_level="E"))
+    assert found.pids and found.note is not None and "not running" in found.note
+    assert any(e.message.startswith("FATAL EXCEPTION") for e in found.entries)
+    assert all(e.pid in found.pids for e in found.entries)

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 LOG_BUFFERS = ("main", "system", "crash", "events", "radio", "kernel")
 SETTINGS_NAMESPACES = ("global", "secure", "system")
 SWIPE_DIRECTIONS = ("up", "down", "left", "right")
-_COMPONENT = re.compile(r"^[A-Za-z0-9_.]+/[^/\s]+$")
+# pkg/Class, or a system window's title ("android/Application Not Responding: pkg")
+_COMPONENT = re.compile(r"^[A-Za-z0-9_.]+/[^/\s]+$|^android/[^/\n]+$")
 
 
 def check_scenario(scenario: Scenario) -> list[str]:

@@ -13,6 +13,7 @@ from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
+from adbwire.mcp.tools.outcome import ActionOutcome, Watch, outcome_fields, run_watched
 
 Activity = Annotated[str, AfterValidator(validate.activity_name), Field(max_length=255)]
 Uri = Annotated[str, AfterValidator(validate.uri), Field(max_length=validate.MAX_URI)]
@@ -24,7 +25,7 @@ class LaunchArgs(DeviceArgs):
     timeout_s: float = Field(default=15, ge=1, le=120)
 
 
-class Launched(Result):
+class Launched(ActionOutcome):
     package: str
     component: str
     focused_activity: str | None = None
@@ -56,12 +57,27 @@ class ActivityInfo(Focus):
     tasks: list[list[str]] = Field(description="activity stack per task, top first")
 
 
-def _launched(result: ops.LaunchResult) -> ToolOutput:
+class Opened(ActionOutcome):
+    package: str | None = None
+    activity: str | None = None
+
+
+async def _launch(call: ToolCall, args: LaunchArgs) -> ToolOutput:
+    result, outcome = await run_watched(
+        call,
+        Watch(packages=(args.package,), settle=0),
+        ops.launch,
+        call.client,
+        args.package,
+        args.activity,
+        timeout=args.timeout_s,
+    )
     data = Launched(
         package=result.package,
         component=result.component,
         focused_activity=result.focused_activity,
         seconds=result.seconds,
+        **outcome_fields(outcome),
     )
     return ToolOutput(f"{result.package} has the focus after {result.seconds}s", data)
 
@@ -75,12 +91,9 @@ def _launched(result: ops.LaunchResult) -> ToolOutput:
     example={"package": "com.example.app"},
 )
 async def launch_app(call: ToolCall, args: LaunchArgs) -> ToolOutput:
-    """Start an app and wait until its window has the focus; a crash is reported with its
-    root cause."""
-    result = await call.run(
-        ops.launch, call.client, args.package, args.activity, timeout=args.timeout_s
-    )
-    return _launched(result)
+    """Start an app and wait until its window has the focus; a crash or ANR is the error
+    (app_crashed, app_not_responding) with its root cause, as soon as it is logged."""
+    return await _launch(call, args)
 
 
 @tool(
@@ -108,10 +121,7 @@ async def stop_app(call: ToolCall, args: StopArgs) -> ToolOutput:
 async def restart_app(call: ToolCall, args: LaunchArgs) -> ToolOutput:
     """Force-stop, then launch_app."""
     await call.run(ops.stop, call.client, args.package)
-    result = await call.run(
-        ops.launch, call.client, args.package, args.activity, timeout=args.timeout_s
-    )
-    return _launched(result)
+    return await _launch(call, args)
 
 
 def _focus_fields(seen: WindowFocus) -> dict[str, str | None]:
@@ -128,13 +138,23 @@ def _focus_fields(seen: WindowFocus) -> dict[str, str | None]:
     title="Open a deep link",
     risk=Risk.ACTION,
     input=DeepLinkArgs,
-    output=Focus,
+    output=Opened,
     example={"uri": "https://example.com/item/42", "package": "com.example.app"},
 )
 async def open_deep_link(call: ToolCall, args: DeepLinkArgs) -> ToolOutput:
-    """Open a URI (VIEW intent); reports the activity that got the focus."""
-    seen = await call.run(ops.open_deep_link, call.client, args.uri, args.package)
-    return ToolOutput(f"opened; focused: {seen.current_focus}", Focus(**_focus_fields(seen)))
+    """Open a URI (VIEW intent) and wait until the activity it resolved to has the focus; a
+    crash or ANR is the error, as for launch_app."""
+    packages = (args.package,) if args.package else ()
+    seen, outcome = await run_watched(
+        call,
+        Watch(packages=packages, settle=0),
+        ops.open_deep_link,
+        call.client,
+        args.uri,
+        args.package,
+    )
+    data = Opened(package=seen.package, activity=seen.activity, **outcome_fields(outcome))
+    return ToolOutput(f"opened; focused: {seen.current_focus}", data)
 
 
 @tool(

@@ -20,15 +20,17 @@ How an action tool uses it::
 
 ``watched`` reads the screen and the log position, runs the action in a worker thread,
 waits briefly for the screen to change (``settle``), reads the log once, and raises the
-``ToolFailure`` when something crashed. An action that already read the screen passes it
-as ``before=``; one that starts an app passes ``packages=`` so that app's log and crashes
-count even before it has the focus.
+``ToolFailure`` when something crashed. ``run_watched(call, Watch(...), action, ...)``
+also returns the action's own result; ``Watch`` takes the screen already read
+(``before=``), apps whose log and crashes count even before they have the focus
+(``packages=``, e.g. the app being launched) and the settle time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ParamSpec
+from dataclasses import dataclass
+from typing import Any, ParamSpec, TypeVar
 
 from pydantic import Field
 
@@ -41,6 +43,7 @@ from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import Result
 
 P = ParamSpec("P")
+T = TypeVar("T")
 MAX_LINE = 300
 
 
@@ -117,6 +120,16 @@ def problem_details(event: Crash | Anr) -> dict[str, Any]:
     }
 
 
+@dataclass(frozen=True)
+class Watch:
+    """How to watch an action: the screen already read (``before``), apps to watch beyond
+    the focused one (``packages``), and how long an unchanged screen is waited on."""
+
+    before: UiSnapshot | None = None
+    packages: tuple[str, ...] = ()
+    settle: float = DEFAULT_SETTLE
+
+
 async def watched(
     call: ToolCall,
     action: Callable[P, object],
@@ -125,24 +138,22 @@ async def watched(
 ) -> Outcome:
     """Run ``action(*args, **kwargs)`` between ``ActionWatch.begin`` and ``finish``; raise
     the ``ToolFailure`` of a crash or ANR. See the module docstring."""
-    return await watched_with(call, None, (), DEFAULT_SETTLE, action, *args, **kwargs)
+    _, outcome = await run_watched(call, Watch(), action, *args, **kwargs)
+    return outcome
 
 
-async def watched_with(
+async def run_watched(
     call: ToolCall,
-    before: UiSnapshot | None,
-    packages: tuple[str, ...],
-    settle: float,
-    action: Callable[P, object],
+    how: Watch,
+    action: Callable[P, T],
     *args: P.args,
     **kwargs: P.kwargs,
-) -> Outcome:
-    """``watched`` with the screen already read (``before``), apps to watch beyond the
-    focused one, and the settle time."""
-    watch = await call.run(ActionWatch.begin, call.client, before=before, packages=packages)
-    await call.run(action, *args, **kwargs)
-    outcome = await call.run(watch.finish, settle=settle)
+) -> tuple[T, Outcome]:
+    """``watched`` as ``how`` says, returning the action's own result too."""
+    watch = await call.run(ActionWatch.begin, call.client, before=how.before, packages=how.packages)
+    result = await call.run(action, *args, **kwargs)
+    outcome = await call.run(watch.finish, settle=how.settle)
     failure = problem_failure(outcome)
     if failure is not None:
         raise failure
-    return outcome
+    return result, outcome

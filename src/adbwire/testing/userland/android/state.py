@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from adbwire.testing.scenario import ActivitySpec, ProcessSpec, Scenario
+from adbwire.testing.userland.android import app_faults
 from adbwire.testing.userland.android.logs import LogStore
 from adbwire.testing.userland.android.navigation import Navigator, Visit
 from adbwire.testing.userland.android.notifications import NotificationCenter
@@ -145,7 +146,7 @@ class AndroidState:
 
     # -- processes ---------------------------------------------------------------------------
     def _on_show(self, visit: Visit) -> None:
-        if visit.package in self.packages:
+        if visit.package in self.packages and visit.package != "android":
             self.start_process(visit.package)
 
     def start_process(
@@ -205,12 +206,20 @@ class AndroidState:
     def _shell_pid(self) -> int:
         return self._next_pid + 3
 
+    def spare_pid(self) -> int:
+        """A pid for a short-lived helper process (crash_dump, tombstoned) that no process
+        of the table has."""
+        pid = self._next_pid
+        self._next_pid += 1 + pid % 7
+        return pid
+
     # -- activities --------------------------------------------------------------------------
     def launch(self, package: str, activity: ActivitySpec, intent: str) -> LaunchResult:
         component = short_component(package, activity.name)
         self.system_log("I", "ActivityTaskManager", f"START u0 {{{intent}}} from uid {SHELL_UID}")
         top = self.nav.current
-        if activity.crash_log is None and activity.launcher and self.nav.bring_to_front(package):
+        fails = activity.crash_log or activity.native_crash or activity.anr
+        if fails is None and activity.launcher and self.nav.bring_to_front(package):
             return LaunchResult("front", component, "HOT", None)
         if top is not None and top.package == package and activity.screen == top.screen.id:
             return LaunchResult("ok", component, "HOT", 38)
@@ -218,6 +227,12 @@ class AndroidState:
         if activity.crash_log is not None:
             self.crash(package, activity, pid)
             return LaunchResult("crashed", component, "UNKNOWN (0)", None)
+        if activity.native_crash is not None:
+            app_faults.native_crash(self, package, activity, pid)
+            return LaunchResult("crashed", component, "UNKNOWN (0)", None)
+        if activity.anr is not None:
+            app_faults.schedule_anr(self, package, activity, pid)
+            return LaunchResult("hung", component, "UNKNOWN (0)", None)
         assert activity.screen is not None
         self.nav.show(activity.screen)
         total = 250 + 7 * len(package) if cold else 96
