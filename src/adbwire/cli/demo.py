@@ -34,12 +34,21 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--screenshot", type=Path, metavar="FILE", help="also write the screenshot to FILE"
     )
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="DIR",
+        help="record the session's trace into DIR (default: a new directory under the "
+        "user's state directory)",
+    )
+    parser.add_argument("--no-trace", action="store_true", help="record no trace")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     # The MCP SDK and the simulator are slow to import: only this command pays for them.
     from adbwire.mcp.server.demo import demo_app, run_session  # noqa: PLC0415
+    from adbwire.mcp.trace.viewer import write_html  # noqa: PLC0415
     from adbwire.testing import DeviceOptions, running_device  # noqa: PLC0415
 
     out = sys.stdout
@@ -47,9 +56,10 @@ def run(args: argparse.Namespace) -> int:
         "adbwire demo: an MCP client session with the simulated Android device\n"
         "(in this process, over the real ADB wire protocol on loopback; no adb, no phone)\n"
     )
+    trace = None if args.no_trace else (args.trace or _default_trace())
     with running_device(DeviceOptions(auth_required=False)) as device:
         out.write(f"simulated device at {device.serial}\n")
-        app = demo_app(device.serial)
+        app = demo_app(device.serial, trace)
         try:
             results = anyio.run(functools.partial(run_session, app, on_step=_numbered(out)))
         finally:
@@ -60,7 +70,17 @@ def run(args: argparse.Namespace) -> int:
         out.write(f"\nscreenshot written to {args.screenshot}\n")
     failed = [r for r in results if not r.ok]
     out.write("\ndone: every step succeeded\n" if not failed else "\nstopped at a failed step\n")
+    if trace is not None:
+        page = write_html(trace).resolve()
+        out.write(f"\ntrace (every step, with the screen before and after): {page}\n")
     return 1 if failed else 0
+
+
+def _default_trace() -> Path:
+    from adbwire.mcp.safety.audit import state_dir  # noqa: PLC0415
+    from adbwire.mcp.trace import new_trace_dir  # noqa: PLC0415
+
+    return new_trace_dir(state_dir() / "traces", prefix="demo")
 
 
 def _numbered(out: TextIO) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,6 +24,7 @@ from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.server.app import App
 from adbwire.mcp.server.server import build_server
 from adbwire.mcp.tools import screen, ui
+from adbwire.mcp.trace import start_trace
 
 STEP_TIMEOUT = 60.0
 
@@ -64,11 +66,15 @@ def catalogue() -> list[ToolSpec]:
     return specs + [spec for spec in ui.TOOLS + screen.TOOLS if spec.name not in known]
 
 
-def demo_app(serial: str) -> App:
-    """An App serving one simulated device with the default (standard) policy, no audit file."""
+def demo_app(serial: str, trace: Path | None = None) -> App:
+    """An App serving one simulated device with the default (standard) policy, no audit file;
+    with `trace`, every call is recorded there (docs/trace.md)."""
     registry = DeviceRegistry(list)
     registry.add_tcp(serial, kind="simulated", keys=list)
-    return App(policy=Policy(), devices=registry, audit=AuditLog(None), transport="memory")
+    app = App(policy=Policy(), devices=registry, audit=AuditLog(None), transport="memory")
+    if trace is not None:
+        app.trace = start_trace(trace, source="demo", title="adbwire demo")
+    return app
 
 
 def _result(step: Step, result: types.CallToolResult) -> StepResult:
