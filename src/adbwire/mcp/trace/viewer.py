@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from adbwire.mcp.trace.format import MAX_SHOT_BYTES, MIME_TYPES, Trace, read_trace
+from adbwire.mcp.trace.format import MAX_SHOT_BYTES, MIME_TYPES, SHOT_NAME, Trace, read_trace
 from adbwire.mcp.trace.page import SCRIPT, STYLE, TEMPLATE
 
 HTML_NAME = "trace.html"
@@ -86,7 +86,10 @@ def _step(trace: Trace, step: dict[str, Any], budget: list[int]) -> dict[str, An
 def _screen(trace: Trace, screen: dict[str, Any], budget: list[int]) -> dict[str, Any]:
     if "file" not in screen:
         return {"missing": str(screen.get("missing") or "not captured")[:300]}
-    path = trace.shot_path(screen["file"])
+    name = screen["file"]
+    if not isinstance(name, str) or not SHOT_NAME.match(name):
+        return {"missing": "not a screenshot name this trace may use"}
+    path = trace.shot_path(name)
     if path is None:
         return {"missing": "dropped to keep the trace within its size budget"}
     size = path.stat().st_size
