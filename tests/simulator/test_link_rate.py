@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -10,22 +11,23 @@ from pathlib import Path
 import pytest
 
 from adbwire.testing import DeviceOptions, SimulatedDevice
-from adbwire.testing.link_rate import LinkPacer, paced_reader
+from adbwire.testing.link_rate import LINK_BUFFER, LinkPacer, paced_reader
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
 
 DeviceFactory = Callable[..., SimulatedDevice]
-MBPS = 8.0  # 1 MB/s: a 512 KiB transfer must take at least ~0.5 s
-SIZE = 512 * 1024
-LEAST = SIZE / (MBPS * 1_000_000 / 8) * 0.9
+MBPS = 8.0  # 1 MB/s: 1 MiB, less what the link buffers, takes at least ~0.8 s
+SIZE = 1024 * 1024
+LEAST = (SIZE - LINK_BUFFER) / (MBPS * 1_000_000 / 8) * 0.9
 
 
-def test_pacer_spaces_transfers_at_its_rate() -> None:
-    pacer = LinkPacer(MBPS, threading.Event())
+def test_pacer_spaces_transfers_at_its_rate_beyond_its_buffer() -> None:
+    pacer = LinkPacer(MBPS, threading.Event(), buffer=64 * 1024)
     started = time.monotonic()
+    pacer.pace(64 * 1024)  # fits the buffer: no wait
     for _ in range(4):
-        pacer.pace(SIZE // 8)  # 4 x 64 KiB at 1 MB/s
-    assert time.monotonic() - started >= SIZE / 2 / pacer.bytes_per_second * 0.9
+        pacer.pace(64 * 1024)  # 5 x 64 KiB at 1 MB/s, one of them buffered
+    assert time.monotonic() - started >= 4 * 64 * 1024 / pacer.bytes_per_second * 0.9
 
 
 def test_pacer_returns_at_once_when_the_connection_stops() -> None:
@@ -55,7 +57,7 @@ def test_push_and_pull_are_held_to_the_link_rate(
 ) -> None:
     device = sim_device_factory(DeviceOptions(accept_any_key=True, link_mbps=MBPS))
     source = tmp_path / "blob"
-    source.write_bytes(bytes(range(256)) * (SIZE // 256))
+    source.write_bytes(os.urandom(SIZE))  # compression cannot shrink it
     with AdbClient.connect_tcp(device.serial, [adb_key]) as client:
         started = time.monotonic()
         client.push([source], "/data/local/tmp/blob")
