@@ -20,7 +20,7 @@ import pytest
 from adbwire.testing import DEVICE_FEATURES, DeviceOptions, SimulatedDevice, running_device
 from adbwire.wire.keys import AdbKey, default_key_path
 from tests.interop.adb_oracle import ADB, AdbOracle, free_port
-from tests.wire.services.loopback_servers import echo, loopback_server
+from tests.wire.services.loopback_servers import echo, loopback_server, speak_then_close
 
 pytestmark = [
     pytest.mark.interop,
@@ -325,3 +325,39 @@ def test_adbwire_reverse_beside_adbs(both: Both) -> None:
                 ours.kill()
                 ours.wait(30)
             both.adb_run("reverse", "--remove-all")
+
+
+def test_the_devices_nc_reaches_the_host_through_reverse(both: Both) -> None:
+    """From the device's own shell: `nc localhost PORT` (toybox netcat) through adb's
+    reverse forward, both directions (the host speaks first; the device sends a line)."""
+    heard: list[bytes] = []
+
+    def record(conn: socket.socket) -> None:
+        received = bytearray()
+        while chunk := conn.recv(65536):
+            received += chunk
+        heard.append(bytes(received))
+
+    with loopback_server(speak_then_close(b"hello from the host\n")) as speaker:
+        device_port = free_port()
+        assert both.adb_run("reverse", f"tcp:{device_port}", f"tcp:{speaker.port}")[0] == 0
+        # nc's stdin stays open (sleep) while the host's greeting arrives and the host closes.
+        assert both.adb_run("shell", f"sleep 2 | nc localhost {device_port}") == (
+            0,
+            b"hello from the host\n",
+            b"",
+        )
+    with loopback_server(record) as recorder:
+        device_port = free_port()
+        assert both.adb_run("reverse", f"tcp:{device_port}", f"tcp:{recorder.port}")[0] == 0
+        status = both.adb_run("shell", f"echo from the device | nc localhost {device_port}")
+        assert status == (0, b"", b"")
+        assert recorder.finished.acquire(timeout=30)
+        assert heard == [b"from the device\n"]
+    both.adb_run("reverse", "--remove-all")
+
+
+def test_an_endless_pipeline_ends_like_on_a_device(both: Both) -> None:
+    """Stages run at once: `yes` is stopped by SIGPIPE once `head` has its line."""
+    expected, actual = both.both("shell", "yes | head -1; echo done")
+    assert expected == actual == (0, b"y\ndone\n", b"")

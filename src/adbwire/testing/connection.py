@@ -297,6 +297,9 @@ class DeviceConnection:
             return
         name = bytes(payload).rstrip(b"\0").decode("utf-8", errors="surrogateescape")
         log.debug("OPEN %r", name)
+        self._state.note_service(name)
+        if self._state.faults.leaves_unanswered(name):
+            return
         handler = None
         if not self._state.faults.refuses(name):
             try:
@@ -400,7 +403,8 @@ class DeviceConnection:
         answered.wait(timeout)
         with self._streams_lock:
             self._host_opens.pop(local_id, None)
-            accepted = stream.remote_id != 0 and not stream.cancelled
+            # Accepted even if the host already closed it: what it sent first is still read.
+            accepted = stream.remote_id != 0
         if not accepted:
             self.forget_stream(local_id)
             stream.abort()

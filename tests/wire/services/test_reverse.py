@@ -20,7 +20,13 @@ from adbwire.wire.services.reverse import ReverseForwarder
 from adbwire.wire.services.shell import run
 from tests.interop.adb_oracle import free_port
 from tests.wire.services.conftest import TEST_TIMEOUTS
-from tests.wire.services.loopback_servers import LoopbackServer, echo, loopback_server, wait_until
+from tests.wire.services.loopback_servers import (
+    LoopbackServer,
+    echo,
+    loopback_server,
+    speak_then_close,
+    wait_until,
+)
 
 WAIT = 15.0
 
@@ -225,3 +231,17 @@ def test_closing_removes_only_this_forwarders_listeners(
     finally:
         mine.close()
         theirs.close()
+
+
+def test_a_host_that_speaks_and_closes_at_once_is_heard(reverser: ReverseForwarder) -> None:
+    """The host's OKAY, data and CLSE may all reach the device before its opener wakes: the
+    stream still delivers what came first (Google's adb does this every time)."""
+    with loopback_server(speak_then_close(b"greeting\n")) as speaker:
+        device_port = free_port()
+        reverser.reverse(f"tcp:{device_port}", f"tcp:{speaker.port}")
+        for _ in range(5):
+            with device_dial(device_port) as sock:
+                received = bytearray()
+                while chunk := sock.recv(100):
+                    received += chunk
+                assert received == b"greeting\n"
