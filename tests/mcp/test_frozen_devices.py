@@ -31,6 +31,7 @@ pytestmark = [
 FROZEN = 5
 CALLS_PER_FROZEN = 9  # 45 waiting calls: more than anyio's default pool of 40 threads
 HEALTHY_WITHIN = 2.0
+SIMULATE = (sys.executable, "-m", "adbwire", "simulate", "--accept-any-key", "--port", "0")
 
 
 @pytest.fixture
@@ -42,8 +43,7 @@ def anyio_backend() -> str:
 def simulators(count: int) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
     """`adbwire simulate --devices COUNT` in a process of its own: (process, addresses)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "adbwire", "simulate", "--devices", str(count), "--port", "0"]
-        + ["--accept-any-key"],
+        [*SIMULATE, "--devices", str(count)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
