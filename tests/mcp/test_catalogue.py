@@ -71,6 +71,11 @@ RISK_TABLE: dict[str, Risk] = {
     "tap": Risk.ACTION,
     "swipe": Risk.ACTION,
     "press_key": Risk.ACTION,
+    "gesture": Risk.ACTION,
+    "set_device_setting": Risk.ACTION,
+    "screen_recording": Risk.ACTION,
+    "list_notifications": Risk.READ,
+    "open_notifications": Risk.ACTION,
 }
 # Budget of tools/list as a client receives it (compact JSON), per profile: the default
 # (standard) profile is what most sessions read before their first call; the full one adds

@@ -76,13 +76,7 @@ def double_tap(client: AdbClient, x: int, y: int) -> Gesture:
     """Two taps at (x, y) inside the double-tap timeout (see the module docstring)."""
     line = double_tap_line(x, y)
     _run(client, line, "double tap")
-    return Gesture(
-        "double_tap",
-        "parallel_taps",
-        line,
-        "two input processes started 80 ms apart; a device busy enough to start them "
-        "300 ms apart gives two single taps",
-    )
+    return Gesture("double_tap", "parallel_taps", line)
 
 
 def long_press(client: AdbClient, x: int, y: int, *, duration_ms: int = 800) -> Gesture:

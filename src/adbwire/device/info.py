@@ -13,6 +13,7 @@ from adbwire.device.parsers import (
     parse_getprop,
     summarize_properties,
 )
+from adbwire.device.settings.orientation import display_orientation
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
 
@@ -34,6 +35,8 @@ class DeviceInfo:
     battery_status: str | None
     features: tuple[str, ...]
     is_emulator: bool
+    orientation: str | None = None
+    """portrait, landscape, reverse_portrait or reverse_landscape (None: not reported)."""
 
 
 def device_info(client: AdbClient) -> DeviceInfo:
@@ -57,6 +60,7 @@ def device_info(client: AdbClient) -> DeviceInfo:
         battery_status=battery.status if battery else None,
         features=tuple(sorted(client.features)),
         is_emulator=summary.is_emulator,
+        orientation=display_orientation(client),
     )
 
 

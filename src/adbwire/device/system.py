@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass
 
 from adbwire.device import commands
 from adbwire.device.errors import VerificationError
+from adbwire.device.settings.orientation import display_orientation
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.services import control
@@ -31,6 +33,7 @@ class ScreenState:
     awake: bool | None
     display_on: bool | None
     locked: bool | None
+    orientation: str | None = None
 
 
 def parse_screen_state(power: str, window: str) -> ScreenState:
@@ -53,7 +56,8 @@ def parse_screen_state(power: str, window: str) -> ScreenState:
 def screen_state(client: AdbClient) -> ScreenState:
     power = commands.text(client, ["dumpsys", "power"])
     window = commands.run(client, ["dumpsys", "window", "policy"]).stdout.decode(errors="replace")
-    return parse_screen_state(power, window)
+    state = parse_screen_state(power, window)
+    return dataclasses.replace(state, orientation=display_orientation(client))
 
 
 def wake_screen(

@@ -68,8 +68,12 @@ def _tool_section(spec: ToolSpec) -> list[str]:
         notes.append("reports progress")
     if spec.needs_device:
         notes.append("takes `serial`")
+    if spec.full_only:
+        notes.append("published by the full profile only")
     if notes:
         lines += ["Notes: " + ", ".join(notes) + ".", ""]
+    if spec.aliases:
+        lines += ["Does the work of: " + ", ".join(f"`{a}`" for a in spec.aliases) + ".", ""]
     inputs = _fields(spec.input_model, "validation")
     if inputs:
         lines += ["| argument | type | default | meaning |", "|---|---|---|---|", *inputs, ""]
@@ -102,6 +106,14 @@ def render(specs: list[ToolSpec] | None = None) -> str:
     for risk, meaning in RISKS.items():
         profiles = ", ".join(name for name, risks in PROFILES.items() if risk in risks)
         lines.append(f"| {risk.value} | {meaning} | {profiles} |")
+    lines += [
+        "",
+        "Device settings a session changes (set_device_setting, ui_tree's disable_animations, a "
+        "screen recording left running) are put back when that session ends: the stdio "
+        "client hangs up, the HTTP session is deleted or expires, the in-process client "
+        "closes. A setting two sessions changed goes back when the last of them ends; "
+        "`keep: true` leaves it; requests without a session are undone when the server stops.",
+    ]
     lines += ["", "## Error codes", "", "| code | meaning | next_action | retryable |"]
     lines.append("|---|---|---|---|")
     for code, (meaning, action, retryable) in ERROR_CODES.items():

@@ -60,6 +60,10 @@ class ToolSpec:
     may answer why this call must be asked every time, even under --allow-destructive."""
     secret_args: tuple[str, ...] = ()
     """Arguments the audit log must not keep (typed text may be a password)."""
+    full_only: bool = False
+    """Published by the full profile only (or by name): keeps the default catalogue small."""
+    aliases: tuple[str, ...] = ()
+    """Tool names this one stands for (folded to save catalogue bytes); listed in the docs."""
 
     @property
     def annotations(self) -> ToolAnnotations:
@@ -86,6 +90,8 @@ def tool(
     describe: Callable[[Any], str] | None = None,
     precheck: Callable[[Any], str | None] | None = None,
     secret_args: tuple[str, ...] = (),
+    full_only: bool = False,
+    aliases: tuple[str, ...] = (),
 ) -> Callable[[Handler], ToolSpec]:
     """Declare a tool; its description is the handler's docstring (keep it short)."""
 
@@ -112,6 +118,8 @@ def tool(
             describe=describe,
             precheck=precheck,
             secret_args=secret_args,
+            full_only=full_only,
+            aliases=aliases,
         )
 
     return declare

@@ -54,6 +54,11 @@ class RestoreLedger:
             self._entries[(serial, key)] = _Entry(description, restore, {session})
             return True
 
+    def holds(self, serial: str, key: str) -> bool:
+        """Whether an original of ``key`` on ``serial`` is already kept."""
+        with self._lock:
+            return (serial, key) in self._entries
+
     def keep(self, serial: str, key: str) -> bool:
         """Forget ``key`` on ``serial``: its current value stays after every session."""
         with self._lock:

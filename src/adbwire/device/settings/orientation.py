@@ -120,3 +120,9 @@ def _note(wanted: int | None, after: RotationState) -> str | None:
             "(the lock applies to apps that do not)"
         )
     return None
+
+
+def display_orientation(client: AdbClient) -> str | None:
+    """The display's orientation by name, or None when the device does not print it."""
+    turns = display_rotation(client)
+    return NAMES.get(turns) if turns is not None else None

@@ -12,6 +12,7 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (device_errors.AlreadyExistsError, ErrorCode.ALREADY_EXISTS),
     (device_errors.RefusedError, ErrorCode.REFUSED),
     (device_errors.TooLargeError, ErrorCode.TOO_LARGE),
+    (device_errors.UnsupportedError, ErrorCode.UNSUPPORTED),
     (device_errors.VerificationError, ErrorCode.VERIFICATION_FAILED),
     (device_errors.AppNotRespondingError, ErrorCode.APP_NOT_RESPONDING),
     (device_errors.AppCrashedError, ErrorCode.APP_CRASHED),

@@ -142,12 +142,15 @@ class Policy:
                 return table[key]
         return DEFAULT_OUTPUT_CAPS[OTHER_TOOLS]
 
-    def tool_state(self, name: str, risk: Risk) -> tuple[bool, str]:
-        """Whether a tool exists under this policy, and why."""
+    def tool_state(self, name: str, risk: Risk, *, full_only: bool = False) -> tuple[bool, str]:
+        """Whether a tool exists under this policy, and why (``full_only``: a tool only the
+        full profile publishes, unless allowed by name)."""
         if name in self.deny_tools:
             return False, "denied by name"
         if name in self.allow_tools:
             return True, "allowed by name"
+        if full_only and self.profile != "full":
+            return False, f"profile {self.profile} leaves it out (the full profile has it)"
         if risk in PROFILES[self.profile]:
             return True, f"profile {self.profile}"
         return False, f"profile {self.profile} leaves out {risk.value} tools"

@@ -35,7 +35,7 @@ def decide(policy: Policy, specs: list[ToolSpec]) -> tuple[list[ToolSpec], dict[
     enabled: list[ToolSpec] = []
     disabled: dict[str, str] = {}
     for spec in specs:
-        on, reason = policy.tool_state(spec.name, spec.risk)
+        on, reason = policy.tool_state(spec.name, spec.risk, full_only=spec.full_only)
         if on:
             enabled.append(spec)
         else:

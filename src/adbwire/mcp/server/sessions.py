@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Hashable
+from collections.abc import Awaitable, Callable, Hashable
 from typing import Any
 
 from mcp.server.mcpserver import Context
@@ -32,6 +32,35 @@ def session_token(ctx: Context[Any, Any], transport: str) -> Hashable | None:
         return None
     # SDK seam: the per-client Connection behind the per-request session proxy.
     return getattr(ctx.request_context.session, "_connection", None)
+
+
+def on_session_end(
+    ctx: Context[Any, Any],
+    transport: str,
+    key: str,
+    callback: Callable[[Hashable], Awaitable[None]],
+) -> Hashable | None:
+    """Run ``callback(token)`` once when the caller's session ends (stdio: the peer hangs up;
+    HTTP: DELETE or the idle timeout; in process: the connection closes), registered once per
+    session and ``key``. Returns the session's token, or None for a request that has no
+    session (nothing is registered then). For the 2026-07-28 era over stdio the token comes
+    back unregistered: that session ends with the server, whose close does the work."""
+    token = session_token(ctx, transport)
+    if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
+        # 2026-07-28 requests each get a Connection of their own, torn down after the call:
+        # stdio's one session ends with the server (whose close restores); others have none.
+        return token if transport == STDIO else None
+    # SDK seam: the per-client Connection's teardown stack, unwound (shielded) when it ends.
+    connection = getattr(ctx.request_context.session, "_connection", None)
+    stack = getattr(connection, "exit_stack", None)
+    state = getattr(connection, "state", None)
+    if token is None or stack is None or not isinstance(state, dict):
+        return None
+    marker = f"adbwire.session_end.{key}"
+    if not state.get(marker):
+        state[marker] = True
+        stack.push_async_callback(callback, token)
+    return token
 
 
 def client_name(ctx: Context[Any, Any]) -> str | None:

@@ -173,6 +173,7 @@ class DeviceInfo(Result):
     battery_status: str | None = None
     is_emulator: bool
     features: list[str]
+    orientation: str | None = None
 
 
 @tool(
@@ -198,6 +199,7 @@ async def device_info(call: ToolCall, args: DeviceArgs) -> ToolOutput:
         density=found.density,
         battery_percent=found.battery_percent,
         battery_status=found.battery_status,
+        orientation=found.orientation,
         is_emulator=found.is_emulator,
         features=list(found.features),
     )

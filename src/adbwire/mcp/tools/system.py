@@ -48,6 +48,7 @@ class Screen(Result):
     awake: bool | None = None
     display_on: bool | None = None
     locked: bool | None = None
+    orientation: str | None = None
 
 
 class WakeArgs(DeviceArgs):
@@ -141,9 +142,10 @@ async def set_airplane_mode(call: ToolCall, args: AirplaneArgs) -> ToolOutput:
     example={},
 )
 async def screen_state(call: ToolCall, args: DeviceArgs) -> ToolOutput:
-    """Whether the device is awake, the display on, and the keyguard up."""
+    """Whether the device is awake, the display on, the keyguard up; the orientation."""
     state = await call.run(ops.screen_state, call.client)
-    data = Screen(awake=state.awake, display_on=state.display_on, locked=state.locked)
+    data = Screen(awake=state.awake, display_on=state.display_on, locked=state.locked,
+                  orientation=state.orientation)  # fmt: skip
     return ToolOutput(f"awake={state.awake} locked={state.locked}", data)
 
 

@@ -8,6 +8,7 @@ whether the screen changed.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -24,7 +25,6 @@ from adbwire.device.ui import (
     tap_target,
 )
 from adbwire.device.ui import actions as ops
-from adbwire.device.ui.animations import AnimationGuard
 from adbwire.device.ui.checks import Expectation
 from adbwire.device.ui.select import parse_query
 from adbwire.mcp.registry import ToolOutput, tool
@@ -32,6 +32,7 @@ from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import PROFILES, Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
 from adbwire.mcp.tools.outcome import ActionOutcome, outcome_fields, problem_failure, said
+from adbwire.mcp.tools.session_restore import disable_animations, session_of
 from adbwire.mcp.tools.ui_common import (
     MAX_FOUND,
     Acted,
@@ -71,7 +72,7 @@ def _tree_notes(snapshot: UiSnapshot) -> list[str]:
     return notes
 
 
-def _read_tree(call: ToolCall, args: TreeArgs) -> UiSnapshot:
+def _read_tree(call: ToolCall, args: TreeArgs, session: Hashable | None) -> UiSnapshot:
     if args.disable_animations:
         if Risk.ACTION not in PROFILES[call.app.policy.profile]:
             # Turning animations off writes device settings: not for a read-only server.
@@ -79,9 +80,8 @@ def _read_tree(call: ToolCall, args: TreeArgs) -> UiSnapshot:
                 f"disable_animations changes device settings; the {call.app.policy.profile} "
                 "profile only reads"
             )
-        guard = call.app.services.setdefault("animations", AnimationGuard())
-        assert isinstance(guard, AnimationGuard)
-        guard.disable(call.client)
+        assert session is not None
+        disable_animations(call, session)  # restored when this session ends
     return read_ui(call.client)
 
 
@@ -89,7 +89,8 @@ def _read_tree(call: ToolCall, args: TreeArgs) -> UiSnapshot:
 async def ui_tree(call: ToolCall, args: TreeArgs) -> ToolOutput:
     """Elements on screen, a line each: id class #res-id "text" bounds flags (interactive only
     unless full)."""
-    snapshot = await run_ui(call, _read_tree, call, args)
+    session = session_of(call) if args.disable_animations else None
+    snapshot = await run_ui(call, _read_tree, call, args, session)
     hierarchy = snapshot.hierarchy
     remember(call, hierarchy)
     text = compact_tree(hierarchy, interactive_only=not args.full)
