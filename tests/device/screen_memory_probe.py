@@ -1,4 +1,4 @@
-"""Hostile screenshots in a fresh process: what each one costs in time and peak memory.
+"""Screenshots in a fresh process: what hostile ones cost, and whether normal ones leak.
 
     python -m tests.device.screen_memory_probe
 
@@ -7,22 +7,41 @@ the MCP `screenshot` tool), the outcome (the error's type, or its MCP code), the
 took and how far the process's peak RSS rose above the peak of normal 1080x2400
 screenshots taken first on both paths. The address space is limited (ADDRESS_SPACE_LIMIT), so
 code without the limits fails with MemoryError instead of taking the machine's memory.
+
+    python -m tests.device.screen_memory_probe flat [SHOTS]
+
+serves a simulated device from a child process (so its memory is not counted) to an MCP
+server in this one, takes WARM_UP screenshots through the `screenshot` tool, then SHOTS
+more (default 100), and prints one JSON object: this process's RSS before the first
+screenshot (device connected, Pillow loaded), after the first, after the warm-up, at the
+end, and at its highest after the first (MiB, VmRSS sampled after every screenshot), and the
+median milliseconds per screenshot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import multiprocessing
 import resource
+import statistics
 import struct
+import sys
 import time
 import zlib
 from collections.abc import Callable
+from multiprocessing.connection import Connection
 
 import anyio
+from mcp import Client
 
 from adbwire.device.screen import take_screenshot
 from adbwire.errors import AdbwireError
+from adbwire.mcp.devices import DeviceRegistry
+from adbwire.mcp.safety.audit import AuditLog
 from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.server.app import App
+from adbwire.mcp.server.server import build_server
 from adbwire.testing import DeviceOptions, running_device
 from adbwire.testing.hostile import (
     Rule,
@@ -103,7 +122,98 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
 
 
+FLAT_DEADLINE = 600.0  # seconds for the whole run; a screenshot takes well under one
+WARM_UP = 10
+"""Enough for the capture path's warm-up (raw, PNG, raw, PNG) and allocator pools to fill."""
+
+
+def serve_device(pipe: Connection) -> None:
+    """Child process: a simulated device until the parent says stop (or goes away)."""
+    with running_device(DeviceOptions(auth_required=False)) as device:
+        pipe.send(device.serial)
+        with contextlib.suppress(EOFError):
+            pipe.recv()
+
+
+def rss_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+def flat(shots: int) -> dict[str, float]:
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    child = context.Process(target=serve_device, args=(theirs,), daemon=True)
+    child.start()
+    try:
+        if not ours.poll(60):
+            raise RuntimeError("the simulated device did not start")
+        serial = ours.recv()
+        return anyio.run(_shots_through_mcp, serial, shots)
+    finally:
+        ours.send("stop")
+        child.join(30)
+
+
+async def _shots_through_mcp(serial: str, shots: int) -> dict[str, float]:
+    registry = DeviceRegistry(list)
+    registry.add_tcp(serial, kind="simulated", keys=list)
+    app = App(Policy(profile="full"), registry, AuditLog(None), transport="memory")
+    took: list[float] = []
+    try:
+        with anyio.fail_after(FLAT_DEADLINE):
+            async with Client(build_server(app), mode="auto") as client:
+                start = await _connected_rss(client, serial)
+                first, baseline, final, peak = await _shots(client, serial, shots, took)
+    finally:
+        app.close()
+    return {
+        "start_mb": round(start, 1),
+        "first_mb": round(first, 1),
+        "baseline_mb": round(baseline, 1),
+        "final_mb": round(final, 1),
+        "peak_mb": round(peak, 1),
+        "shots": shots,
+        "median_ms": round(statistics.median(took) * 1000, 1),
+    }
+
+
+async def _connected_rss(client: Client, serial: str) -> float:
+    """RSS with the device connected and Pillow loaded, before any screenshot."""
+    import PIL.Image  # noqa: F401, PLC0415 - loaded before measuring, as a warm server has
+
+    result = await client.call_tool("device_info", {"serial": serial})
+    assert not result.is_error, result.structured_content
+    return rss_mb()
+
+
+async def _shots(
+    client: Client, serial: str, shots: int, took: list[float]
+) -> tuple[float, float, float, float]:
+    """RSS after the first screenshot, after the warm-up, at the end, and at its highest
+    after the first."""
+    await client.call_tool("screenshot", {"serial": serial})
+    first = peak = rss_mb()
+    for _ in range(WARM_UP - 1):
+        await client.call_tool("screenshot", {"serial": serial})
+        peak = max(peak, rss_mb())
+    baseline = rss_mb()
+    for _ in range(shots):
+        started = time.perf_counter()
+        result = await client.call_tool("screenshot", {"serial": serial})
+        took.append(time.perf_counter() - started)
+        assert not result.is_error, result.structured_content
+        peak = max(peak, rss_mb())
+    return first, baseline, rss_mb(), peak
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["flat"]:
+        print(json.dumps(flat(int(sys.argv[2]) if len(sys.argv) > 2 else 100)))
+        return
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
     paths = {"device": via_device, "mcp": via_mcp}
     bomb_png(13000, 13000)  # built once, before measuring (the device side caches it)

@@ -1,7 +1,10 @@
-"""Hostile screenshots cost little memory and time (issue #14 item 4), measured in a fresh
-process by tests/device/screen_memory_probe.py on the device layer and through the MCP
-`screenshot` tool: the PNG bomb, a raw header claiming a huge screen, more bytes than a
-1080x2400 header allows, and a PNG that never ends."""
+"""Screenshots and memory, measured in a fresh process by tests/device/screen_memory_probe.py.
+
+Hostile screenshots cost little memory and time (issue #14 item 4), on the device layer and
+through the MCP `screenshot` tool: the PNG bomb, a raw header claiming a huge screen, more
+bytes than a 1080x2400 header allows, and a PNG that never ends. Normal ones leave the
+server's memory where it was (issue #25): frames are released, the history keeps thumbnails.
+"""
 
 from __future__ import annotations
 
@@ -26,19 +29,38 @@ EXPECTED = {
 }
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB: Linux")
-def test_hostile_frames_cost_little_memory_and_time_in_a_fresh_process() -> None:
-    probe = subprocess.run(
-        [sys.executable, "-m", "tests.device.screen_memory_probe"],
+FLAT_SHOTS = 100
+FLAT_BOUND_MB = 20  # the issue's bound; before #25 a server grew by 49-146 MB
+PEAK_BOUND_MB = 40  # a frame in flight is 10 MB; several at once would mean copies
+
+
+def probe(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tests.device.screen_memory_probe", *arguments],
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=240,
+        timeout=600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         check=False,
     )
-    assert probe.returncode == 0, probe.stderr[-3000:]
-    report = json.loads(probe.stdout)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="VmRSS: Linux")
+def test_a_hundred_screenshots_leave_the_server_memory_where_it_was() -> None:
+    ran = probe("flat", str(FLAT_SHOTS))
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    report = json.loads(ran.stdout)
+    assert report["shots"] == FLAT_SHOTS
+    assert report["final_mb"] - report["start_mb"] <= FLAT_BOUND_MB, report
+    assert report["peak_mb"] - report["start_mb"] <= PEAK_BOUND_MB, report
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ru_maxrss in KiB: Linux")
+def test_hostile_frames_cost_little_memory_and_time_in_a_fresh_process() -> None:
+    ran = probe()
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    report = json.loads(ran.stdout)
     assert {(row["path"], row["mode"]) for row in report} == {
         (path, mode) for path in ("device", "mcp") for mode in HOSTILE
     }

@@ -39,7 +39,7 @@ from adbwire.device.parsers.screencap import (
 )
 from adbwire.device.screen.path_choice import CapturePath, CapturePaths
 from adbwire.device.screen.read_frame import FrameReader, Output
-from adbwire.device.screen.scaling import Reductions, fingerprint, is_black, rgb
+from adbwire.device.screen.scaling import Reductions, fingerprint, is_black
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
 
@@ -144,7 +144,7 @@ def _read(
             output = reader.read(
                 ["-p"], PNG_HEADER_BYTES, lambda header: png_frame_limit(header, max_pixels)
             )
-            image = rgb(decode_png(output.data, max_pixels))
+            image = _reducible(decode_png(output.data, max_pixels))
     except ScreenTooLargeError:
         raise  # the other path's frame of the same screen is just as large
     except DeviceCommandError as exc:
@@ -190,6 +190,12 @@ def frame_image(frame: RawFrame) -> Image.Image | None:
     size = (frame.width, frame.height)
     pixels = cast(bytes, frame.pixels)  # any buffer will do; Pillow's stubs name a few
     return Image.frombuffer(mode, size, pixels, "raw", raw_mode, 0, 1)
+
+
+def _reducible(image: Image.Image) -> Image.Image:
+    """RGB(A) as decoded (converting a full frame would cost another 10 MB and 5 ms; only
+    the reduced image is converted); other PNG layouts (grey, palette) as RGB."""
+    return image if image.mode in ("RGB", "RGBA") else image.convert("RGB")
 
 
 def _frame(image: Image.Image, source: CapturePath) -> Frame:

@@ -27,7 +27,8 @@ in RGB. One fully changed pixel moves its block's average by 4 levels: still not
 
 
 class Reductions:
-    """One frame (mode RGB or RGBX, e.g. over the buffer it arrived in) and its reductions."""
+    """One frame (mode RGB, RGBX over the buffer it arrived in, or RGBA as a PNG decodes)
+    and its reductions."""
 
     def __init__(self, image: Image.Image) -> None:
         self.image = image
