@@ -19,7 +19,16 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from benchmarks import head_of_line, latency, memory, screen, startup, transfer
+from benchmarks import (
+    compression,
+    head_of_line,
+    latency,
+    memory,
+    screen,
+    small_payload,
+    startup,
+    transfer,
+)
 from benchmarks.clients import AdbShellClient, AdbwireClient, BenchClient, GoogleAdbClient
 from benchmarks.config import FULL, MIB, QUICK, Config
 from benchmarks.environment import describe, load_average, one_line
@@ -28,7 +37,16 @@ from benchmarks.report import markdown, write
 from benchmarks.targets import evaluate
 from benchmarks.workspace import Workspace
 
-SECTIONS = ("latency", "screen", "transfer", "head_of_line", "memory", "startup")
+SECTIONS = (
+    "latency",
+    "screen",
+    "transfer",
+    "head_of_line",
+    "memory",
+    "startup",
+    "compression",
+    "small_payload",
+)
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
@@ -105,6 +123,25 @@ class _Run:
 
     def startup(self) -> dict[str, object]:
         return startup.run(self.workspace.scratch, self.config.startup_runs)
+
+    def compression(self) -> dict[str, object]:
+        w = self.workspace
+        root = w.root / "compression"
+        size, rounds = self.config.compression_size, self.config.transfer_rounds
+        return compression.run(root, w.private_key, w.public_key, size, rounds)
+
+    def small_payload(self) -> dict[str, object]:
+        w = self.workspace
+        size = self.config.small_payload_size
+        root = w.root / "small-payload"
+        root.mkdir(exist_ok=True)
+        rounds = self.config.transfer_rounds
+        try:
+            return small_payload.run(
+                root, w.private_key, w.public_key, w.source_file(size), w.adb, rounds
+            )
+        finally:
+            w.drop_source(size)
 
 
 def run(config: Config, sections: Sequence[str], *, with_adb: bool) -> dict[str, Any]:

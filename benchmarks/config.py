@@ -23,6 +23,10 @@ class Config:
     screen_calls: int
     verify_bytes: bool
     """Compare every pulled byte with the source (quick mode: proves the harness moves data)."""
+    compression_size: int = 16 * MIB
+    """File size of the compression section (each way, each mode, at 40 Mbit/s)."""
+    small_payload_size: int = 10 * MIB
+    """File size of the small-payload section (1 KiB and 4 KiB payloads, sync v1)."""
 
 
 FULL = Config(
@@ -51,6 +55,8 @@ QUICK = Config(
     startup_runs=1,
     screen_calls=1,
     verify_bytes=True,
+    compression_size=MIB,
+    small_payload_size=MIB // 2,
 )
 
 
@@ -85,5 +91,15 @@ TARGETS = (
     Target("memory_peak_mb", "client peak RSS during the largest push/pull (MB)", 150, False),
     Target(
         "startup_s", "spawn `adbwire serve --simulate` → first tools/list answer (s)", 1.5, False
+    ),
+    Target("compression_text", "40 Mbit/s link, log text: compressed / raw MB/s (x)", 2, True),
+    Target(
+        "compression_random", "40 Mbit/s link, random bytes: compressed / raw MB/s (x)", 0.95, True
+    ),
+    Target(
+        "small_payload_vs_adb",
+        "1 KiB / 4 KiB payloads, checksums, sync v1: adbwire MB/s / adb MB/s (x)",
+        1,
+        True,
     ),
 )

@@ -1,7 +1,9 @@
 """The simulated device in a process of its own, so the client's CPU and RSS are its own.
 
-Child side (`python -m benchmarks.device_host --root DIR --authorized-keys FILE`): runs a
-SimulatedDevice with the default scenario, its files under DIR, prints "HOST:PORT" as the
+Child side (`python -m benchmarks.device_host --root DIR --authorized-keys FILE [--link-mbps N]
+[--max-payload BYTES] [--checksummed] [--sync-v1]`): runs a SimulatedDevice with the default
+scenario (and, when asked, a slow link, small payloads, protocol version 0x01000000 or only
+sync v1), its files under DIR, prints "HOST:PORT" as the
 first stdout line and stops when its stdin closes (so it never outlives the benchmark). Each
 "cpu" line on its stdin is answered with its own CPU seconds (getrusage: microsecond
 precision, where /proc/PID/stat counts 10 ms ticks).
@@ -16,6 +18,7 @@ import resource
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -27,9 +30,10 @@ START_TIMEOUT = 30.0
 class DeviceProcess:
     """A simulated device running in a child process (files under `root`)."""
 
-    def __init__(self, root: Path, authorized_keys: Path) -> None:
+    def __init__(self, root: Path, authorized_keys: Path, options: Sequence[str] = ()) -> None:
         self.root = root
         self._keys = authorized_keys
+        self._options = tuple(options)
         self._process: subprocess.Popen[str] | None = None
         self._query_lock = threading.Lock()
         self.serial = ""
@@ -59,7 +63,12 @@ class DeviceProcess:
 
     def start(self) -> DeviceProcess:
         argv = module_argv(
-            "benchmarks.device_host", "--root", str(self.root), "--authorized-keys", str(self._keys)
+            "benchmarks.device_host",
+            "--root",
+            str(self.root),
+            "--authorized-keys",
+            str(self._keys),
+            *self._options,
         )
         self._process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO_ROOT
@@ -98,12 +107,30 @@ class DeviceProcess:
         self.stop()
 
 
-def _serve(root: Path, keys_file: Path) -> None:
-    from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice  # noqa: PLC0415
+SYNC_V2 = ("stat_v2", "ls_v2", "sendrecv_v2")
+
+
+def _serve(root: Path, keys_file: Path, args: argparse.Namespace) -> None:
+    from adbwire.testing import (  # noqa: PLC0415
+        DEVICE_FEATURES,
+        DeviceFiles,
+        DeviceOptions,
+        SimulatedDevice,
+    )
+    from adbwire.wire import packets as P  # noqa: PLC0415
 
     keys = tuple(line.strip() for line in keys_file.read_text().splitlines() if line.strip())
     root.mkdir(parents=True, exist_ok=True)
-    options = DeviceOptions(authorized_keys=keys)
+    features = DEVICE_FEATURES
+    if args.sync_v1:
+        features = tuple(f for f in features if not f.startswith(SYNC_V2))
+    options = DeviceOptions(
+        authorized_keys=keys,
+        link_mbps=args.link_mbps,
+        max_payload=args.max_payload,
+        protocol_version=P.VERSION_CHECKSUMMED if args.checksummed else P.VERSION_SKIP_CHECKSUM,
+        features=features,
+    )
     with SimulatedDevice(options, files=DeviceFiles(root)) as device:
         print(device.serial, flush=True)
         for line in sys.stdin:  # until the parent closes our stdin
@@ -116,8 +143,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--authorized-keys", type=Path, required=True)
+    parser.add_argument("--link-mbps", type=float)
+    parser.add_argument("--max-payload", type=int, default=1024 * 1024)
+    parser.add_argument("--checksummed", action="store_true", help="protocol 0x01000000")
+    parser.add_argument("--sync-v1", action="store_true", help="no stat/ls/sendrecv v2")
     args = parser.parse_args()
-    _serve(args.root, args.authorized_keys)
+    _serve(args.root, args.authorized_keys, args)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ def _pending(entry: Any) -> str | None:
 
 
 def _mib(size: Any) -> str:
+    if int(size) < MIB:
+        return f"{int(size) // 1024} KiB"
     return f"{int(size) // MIB} MiB"
 
 
@@ -198,8 +200,54 @@ def markdown(results: dict[str, Any]) -> str:
         *_memory(results.get("memory", {})),
         *_startup(results.get("startup", {"pending": "not run"})),
         *_screen(results.get("screen", {"pending": "not run"})),
+        *_compression(results.get("compression", {})),
+        *_small_payload(results.get("small_payload", {})),
     ]
     return "\n".join(lines)
+
+
+def _compression(compression: dict[str, Any]) -> list[str]:
+    if not compression:
+        return []
+    lines = [
+        f"### 7. Sync compression at {compression['link_mbps']:g} Mbit/s, "
+        f"{_mib(compression['size'])} files (MB/s of file bytes; median of "
+        f"{compression['rounds']} runs)",
+        "",
+    ]
+    rows = []
+    for name, directions in compression["data"].items():
+        for direction, entry in directions.items():
+            rows.append(
+                [
+                    name,
+                    direction,
+                    _number(entry["raw_median_mb_s"]),
+                    _number(entry["compressed_median_mb_s"]),
+                    _number(entry["speedup"], 2),
+                    ", ".join(_number(v) for v in entry["compressed_runs_mb_s"]),
+                ]
+            )
+    header = ["data", "direction", "raw (-Z)", "compressed (-z any)", "speedup", "runs"]
+    return lines + _table(header, rows)
+
+
+def _small_payload(small: dict[str, Any]) -> list[str]:
+    if not small:
+        return []
+    lines = [
+        f"### 8. Small payloads, checksums, sync v1: {_mib(small['size'])} file, rate as "
+        f"each tool reports it (median of {small['rounds']} runs)",
+        "",
+    ]
+    rows = []
+    for payload, directions in small["payloads"].items():
+        for direction, entry in directions.items():
+            ours = entry["adbwire"]["median_mb_s"]
+            theirs = entry.get("adb", {}).get("median_mb_s")
+            ratio = _number(entry.get("ratio"), 2)
+            rows.append([f"{payload} B", direction, _number(ours), _number(theirs), ratio])
+    return lines + _table(["payload", "direction", "adbwire", "adb", "adbwire / adb"], rows)
 
 
 def write(results: dict[str, Any], directory: Path, stem: str) -> tuple[Path, Path]:

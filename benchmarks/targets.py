@@ -75,4 +75,29 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
     startup = results.get("startup", {})
     note = startup.get("pending", "")
     rows.append(_row("startup_s", "stdio", startup.get("median_s"), note))
+    rows.extend(_compression_rows(results.get("compression", {})))
+    rows.extend(_small_payload_rows(results.get("small_payload", {})))
+    return rows
+
+
+def _compression_rows(compression: dict[str, Any]) -> list[dict[str, Any]]:
+    data = compression.get("data", {})
+    rows = []
+    for name, key in (("text", "compression_text"), ("random", "compression_random")):
+        for direction in ("push", "pull"):
+            speedup = data.get(name, {}).get(direction, {}).get("speedup")
+            rows.append(_row(key, direction, speedup))
+    return rows
+
+
+def _small_payload_rows(small: dict[str, Any]) -> list[dict[str, Any]]:
+    payloads = small.get("payloads", {})
+    if not payloads:
+        return [_row("small_payload_vs_adb", "push/pull", None)]
+    rows = []
+    for payload, entry in payloads.items():
+        for direction in ("push", "pull"):
+            measured = entry[direction].get("ratio")
+            note = "" if measured is not None else "adb not measured"
+            rows.append(_row("small_payload_vs_adb", f"{payload} B {direction}", measured, note))
     return rows
