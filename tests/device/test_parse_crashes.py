@@ -1,12 +1,20 @@
 """Crash and ANR extraction from logcat entries.
 
-The real logcat samples hold no crash, which is itself checked; the crash blocks below are
+The two general logcat samples hold no crash, which is itself checked; two real native
+crashes (tests/data/device_outputs/logcat/tombstone_*) are; the Java/ANR blocks below are
 written by hand in the exact shape AndroidRuntime, libc and ActivityManager print.
 """
 
 from __future__ import annotations
 
-from adbwire.device.parsers.crashes import find_anrs, find_crashes, last_crash
+from adbwire.device.parsers.crashes import (
+    Crash,
+    crash_history,
+    find_anrs,
+    find_crashes,
+    last_crash,
+    package_pids,
+)
 from adbwire.device.parsers.logcat import parse_logcat
 from tests.device_outputs import device_output
 
@@ -113,3 +121,60 @@ def test_real_samples_hold_no_crash() -> None:
         assert entries
         assert find_crashes(entries) == []
         assert find_anrs(entries) == []
+
+
+def test_real_native_crash_joins_libc_line_and_tombstone() -> None:
+    entries = parse_logcat(device_output("logcat/tombstone_samsung_android16_excerpt.txt"))
+    (crash,) = crash_history(entries)
+    assert isinstance(crash, Crash)
+    assert (crash.kind, crash.pid, crash.exception_type) == ("native", 29478, "SIGSEGV")
+    assert crash.process == "cm.enspy.masalle"  # the tombstone's name, not libc's 15 chars
+    assert crash.timestamp == "09-29 00:19:42.786"  # when it died (libc), not when dumped
+    assert crash.root_cause_message == (
+        "SEGV_MAPERR, fault addr 0x0000000000000000: null pointer dereference"
+    )
+    assert len(crash.stack) == 5
+    assert (
+        crash.stack[0].startswith("#00 pc 0000000000002fb0")
+        and "LireHauteurPlafond" in (crash.stack[0])
+    )
+    # the package filter finds it by the full name, and by libc's cut name alone
+    assert last_crash(entries, package="cm.enspy.masalle") == crash
+    libc_only = [e for e in entries if e.tag == "libc"]
+    assert last_crash(libc_only, package="cm.enspy.masalle") is not None
+    assert last_crash(libc_only, package="enspy.masalle") is None
+
+
+def test_real_tombstone_without_a_libc_line() -> None:
+    entries = parse_logcat(device_output("logcat/tombstone_bullhead_android8_mediacodec.txt"))
+    (crash,) = find_crashes(entries)
+    assert (crash.kind, crash.pid, crash.process, crash.thread) == (
+        "native",
+        4171,
+        "android.hardwar",
+        "media.codec",
+    )
+    assert crash.root_cause_message == "SEGV_MAPERR, fault addr 0x212ce611"
+    assert [line.split()[0] for line in crash.stack] == [f"#{n:02d}" for n in range(12)]
+    assert crash.stack[5].endswith("libstagefright_omx.so")  # a frame without a symbol
+    assert crash_history(entries, package="media.codec") == []
+
+
+def test_history_orders_java_native_and_anr_newest_first() -> None:
+    entries = parse_logcat(THREADTIME_CRASHES)
+    kinds = [(event.kind, event.pid) for event in crash_history(entries)]
+    assert kinds == [("anr", 7001), ("native", 6000), ("java", 5555), ("java", 4321)]
+    assert [e.kind for e in crash_history(entries, "com.example.app")] == ["anr", "java", "java"]
+
+
+def test_pids_of_a_dead_app_from_the_log() -> None:
+    text = (
+        "05-02 10:00:00.000   588   610 I ActivityManager: Start proc 4123:com.example.app/u0a190"
+        " for next-top-activity {com.example.app/com.example.app.Main}\n"
+        "05-02 10:00:01.000   588   610 I ActivityManager: Process com.example.app:sync (pid 4200)"
+        " has died: fg  TOP\n"
+        "05-02 10:00:02.000   588   610 I ActivityManager: Start proc 4300:com.example.apple/u0a191"
+        " for service\n"
+    )
+    entries = parse_logcat(text + THREADTIME_CRASHES)
+    assert package_pids(entries, "com.example.app") == {4123, 4200, 4321, 5555, 7001}

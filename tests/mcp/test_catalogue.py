@@ -47,6 +47,7 @@ RISK_TABLE: dict[str, Risk] = {
     "read_logcat": Risk.READ,
     "clear_logcat": Risk.ACTION,
     "last_crash": Risk.READ,
+    "list_crashes": Risk.READ,
     "reboot": Risk.DESTRUCTIVE,
     "battery_status": Risk.READ,
     "set_airplane_mode": Risk.ACTION,

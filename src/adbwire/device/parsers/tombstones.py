@@ -24,8 +24,9 @@ from adbwire.device.parsers.logcat import LogEntry
 
 MAX_FRAMES = 64
 _START = re.compile(r"^\*\*\* \*\*\* \*\*\*")
+# "pid: 876, tid: 876  >>> /system/bin/mediaserver <<<" before Android 5 (no "name:")
 _PID = re.compile(
-    r"^pid: (?P<pid>\d+), tid: (?P<tid>\d+), name: (?P<thread>.*?)\s+>>> (?P<process>.*?) <<<"
+    r"^pid: (?P<pid>\d+), tid: (?P<tid>\d+)(?:, name: (?P<thread>.*?))?\s+>>> (?P<process>.*?) <<<"
 )
 _SIGNAL = re.compile(
     r"^signal (?P<signo>\d+) \((?P<signal>SIG\w+)\)(?:, code (?P<code>[^,]*))?"
@@ -96,7 +97,7 @@ def find_tombstones(entries: Sequence[LogEntry]) -> list[tuple[int, Tombstone]]:
     found: list[tuple[int, Tombstone]] = []
     open_ones: dict[int, Tombstone] = {}
     for index, entry in enumerate(entries):
-        if entry.tag != "DEBUG" or entry.level not in "EF":
+        if entry.tag != "DEBUG" or entry.level not in "IWEF":  # debuggerd used I until 4.x
             continue
         line = entry.message.strip()
         current = open_ones.get(entry.pid)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from adbwire.mcp.registry import ToolSpec
 from adbwire.mcp.tools import (
     apps,
+    crashes,
     devices,
     files,
     forwards,
@@ -35,6 +36,7 @@ FAMILIES: list[list[ToolSpec]] = [
     apps.TOOLS,
     files.TOOLS,
     logs.TOOLS,
+    crashes.TOOLS,
     system.TOOLS,
     shell.TOOLS,
     forwards.TOOLS,

@@ -1,4 +1,4 @@
-"""Log tools: read logcat (paged), clear it, find the newest crash."""
+"""Log tools: read logcat (paged) and clear it; crashes are in ``crashes``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pydantic import AfterValidator, Field
 
 from adbwire.device import logs as ops
 from adbwire.device import validate
-from adbwire.device.parsers import Crash, LogEntry
+from adbwire.device.parsers import LogEntry
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
@@ -58,22 +58,6 @@ class Cleared(Result):
     buffers: list[str]
 
 
-class LastCrashArgs(DeviceArgs):
-    package: Package | None = None
-
-
-class CrashReport(Result):
-    found: bool
-    kind: str | None = Field(default=None, description="java or native")
-    process: str | None = None
-    pid: int | None = None
-    time: str | None = None
-    exception: str | None = None
-    message: str | None = None
-    root_cause: str | None = None
-    stack: list[str] = Field(default_factory=list)
-
-
 def _line(entry: LogEntry) -> LogLine:
     return LogLine(
         time=entry.timestamp,
@@ -93,8 +77,8 @@ def _line(entry: LogEntry) -> LogLine:
     example={"min_level": "E", "package": "com.example.app", "max_lines": 100},
 )
 async def read_logcat(call: ToolCall, args: ReadLogcatArgs) -> ToolOutput:
-    """Log lines filtered by buffer, level, tag, package, pid or time. Newest page first;
-    next_cursor pages back."""
+    """Log lines filtered by buffer, level, tag, package (also after it died), pid or time.
+    Newest page first; next_cursor pages back."""
     note = None
     if args.cursor:
         page = call.app.pager.next_page("read_logcat", args.cursor)
@@ -133,37 +117,4 @@ async def clear_logcat(call: ToolCall, args: ClearArgs) -> ToolOutput:
     return ToolOutput(f"cleared {', '.join(args.buffers)}", Cleared(buffers=list(args.buffers)))
 
 
-def crash_report(crash: Crash | None) -> CrashReport:
-    if crash is None:
-        return CrashReport(found=False)
-    cause = f"{crash.root_cause_type}: {crash.root_cause_message}".strip(": ")
-    return CrashReport(
-        found=True,
-        kind=crash.kind,
-        process=crash.process,
-        pid=crash.pid,
-        time=crash.timestamp,
-        exception=crash.exception_type,
-        message=crash.message[:500],
-        root_cause=cause[:500],
-        stack=list(crash.stack[:30]),
-    )
-
-
-@tool(
-    name="last_crash",
-    title="Newest crash",
-    risk=Risk.READ,
-    input=LastCrashArgs,
-    output=CrashReport,
-    example={"package": "com.example.app"},
-)
-async def last_crash(call: ToolCall, args: LastCrashArgs) -> ToolOutput:
-    """The newest crash (of a package), with its root cause and stack."""
-    crash = await call.run(ops.newest_crash, call.client, args.package)
-    report = crash_report(crash)
-    summary = f"crash: {report.root_cause}" if crash else "no crash found"
-    return ToolOutput(summary, report)
-
-
-TOOLS = [read_logcat, clear_logcat, last_crash]
+TOOLS = [read_logcat, clear_logcat]

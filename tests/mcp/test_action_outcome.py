@@ -1,0 +1,121 @@
+"""Action outcomes, crashes found fast, logs of dead apps and the crash history, through a
+real in-memory MCP client against the simulated device (its sample app crashes in Java at
+notes://stats, natively at notes://sync, and stops responding 1 s after notes://export).
+
+Timing bounds are wide for a loaded 2-core CI machine: several times what the simulator
+takes, and still far below the 15 s launch timeout the old wait always ran into.
+"""
+
+from __future__ import annotations
+
+import time
+
+from adbwire.testing.userland.android import app_faults
+from adbwire.testing.userland.shell.interp import CommandFn, Invocation
+from tests.mcp.harness import error_of
+from tests.mcp.test_ui_tools import session
+
+FAST_ANSWER = 6.0
+OUTCOME_KEYS = {"screen_changed", "window", "keyboard_shown"}
+
+
+async def test_launch_of_a_crashing_activity_answers_at_once() -> None:
+    async with session("launcher") as s:
+        started = time.monotonic()
+        error = error_of(
+            await s.call(
+                "launch_app", {"package": "com.example.notes", "activity": ".StatsActivity"}
+            )
+        )
+        assert time.monotonic() - started < FAST_ANSWER
+        assert error["code"] == "app_crashed" and error["next_action"] == "inspect_logs"
+        details = error["details"]
+        assert details["kind"] == "java" and details["process"] == "com.example.notes"
+        assert details["root_cause"].startswith("java.lang.IllegalStateException: Statistics")
+
+
+async def test_deep_links_verify_the_focus_and_report_crashes() -> None:
+    async with session("launcher") as s:
+        crashed = error_of(await s.call("open_deep_link", {"uri": "notes://stats"}))
+        assert crashed["code"] == "app_crashed"
+        native = error_of(await s.call("open_deep_link", {"uri": "notes://sync"}))
+        assert native["code"] == "app_crashed" and native["details"]["kind"] == "native"
+        assert native["details"]["stack"][0].startswith("#00 pc ")
+        opened = await s.ok("open_deep_link", {"uri": "notes://settings"})
+        assert opened["activity"] == "com.example.notes.SettingsActivity"
+        assert opened["screen_changed"] is True
+        assert opened["window"] == "com.example.notes/com.example.notes.SettingsActivity"
+
+
+async def test_an_anr_is_the_error_soon_after_it_happens() -> None:
+    async with session("launcher") as s:
+        started = time.monotonic()
+        error = error_of(await s.call("open_deep_link", {"uri": "notes://export"}))
+        assert time.monotonic() - started < 1.0 + FAST_ANSWER  # the app hangs 1 s first
+        assert error["code"] == "app_not_responding"
+        assert "Input dispatching timed out" in error["message"]
+
+
+async def test_coordinate_actions_report_the_outcome() -> None:
+    async with session("launcher") as s:
+        tapped = await s.ok("tap", {"x": 150, "y": 1636})  # the Notes icon
+        assert tapped.keys() >= OUTCOME_KEYS
+        assert tapped["screen_changed"] is True and tapped["keyboard_shown"] is False
+        assert tapped["window"] == "com.example.notes/com.example.notes.NotesListActivity"
+        swiped = await s.ok("swipe", {"direction": "up"})
+        assert swiped["screen_changed"] is True  # the list scrolled
+        pressed = await s.ok("press_key", {"key": "back"})
+        assert pressed.keys() >= OUTCOME_KEYS and pressed["keycode"] == "KEYCODE_BACK"
+
+
+async def test_an_unchanged_screen_is_not_waited_on_long() -> None:
+    async with session("notes_list") as s:
+        before = len(s.userland.commands_named("uiautomator"))
+        tapped = await s.ok("tap", {"x": 5, "y": 5})  # the status bar: nothing happens
+        assert tapped["screen_changed"] is False
+        dumps = s.userland.commands_named("uiautomator")
+        # one dump before the tap, and at most two while settling (the old 1.5 s window
+        # re-read the screen four times); a slow machine only reads fewer times
+        assert len(dumps) - before <= 3
+
+
+async def test_logs_of_a_dead_app_and_the_crash_history() -> None:
+    async with session("launcher") as s:
+        for uri in ("notes://export", "notes://stats", "notes://sync"):  # ends dead
+            error_of(await s.call("open_deep_link", {"uri": uri}))
+        page = await s.ok("read_logcat", {"package": "com.example.notes", "min_level": "E"})
+        assert page["lines"] and "earlier processes" in page["note"]
+        assert any(line["message"].startswith("FATAL EXCEPTION") for line in page["lines"])
+        history = await s.ok("list_crashes", {"package": "com.example.notes"})
+        assert [c["kind"] for c in history["crashes"]] == ["native", "java", "anr"]
+        native = history["crashes"][0]
+        assert native["cause"].startswith("SIGSEGV: SEGV_MAPERR")
+        assert "notes::sync::merge" in native["stack"][0]
+        first = await s.ok("list_crashes", {"package": "com.example.notes", "max_items": 1})
+        assert first["remaining"] == 2 and first["next_cursor"]
+        rest = await s.ok("list_crashes", {"cursor": first["next_cursor"]})
+        assert [c["kind"] for c in rest["crashes"]] == ["java"] and rest["remaining"] == 1
+        only = await s.ok("list_crashes", {"kinds": ["java"]})
+        assert [c["kind"] for c in only["crashes"]] == ["java"]
+        newest = await s.ok("last_crash", {"package": "com.example.notes"})
+        assert newest["kind"] == "native" and newest["stack"][0].startswith("#00 pc")
+
+
+async def test_an_action_that_crashes_the_app_is_its_error() -> None:
+    async with session("launcher") as s:
+        await s.ok("open_deep_link", {"uri": "notes://settings"})
+        state = s.userland.state
+        notes = state.packages["com.example.notes"]
+        sync = next(a for a in notes.activities if a.name.endswith(".SyncActivity"))
+
+        def key_then_native_crash(inv: Invocation, command: CommandFn) -> int:
+            status = command(inv)
+            with state.lock:  # the app dies in native code while it handles the key
+                app_faults.native_crash(state, notes.name, sync, notes.pid or 0)
+            return status
+
+        s.userland.hooks["input"] = key_then_native_crash
+        error = error_of(await s.call("press_key", {"key": "enter"}))
+        assert error["code"] == "app_crashed" and error["details"]["kind"] == "native"
+        assert error["details"]["outcome"]["screen_changed"] is True
+        assert any("Fatal signal 11" in line for line in error["details"]["outcome"]["log"])
