@@ -26,7 +26,7 @@ from adbwire.errors import (
     ConnectionClosedError,
     UsageError,
 )
-from adbwire.wire.aio import DeviceLane
+from adbwire.wire.aio import DEVICE_CONCURRENCY, DEVICE_QUEUE, DeviceLane
 from adbwire.wire.client import AdbClient
 from adbwire.wire.connection import Signer
 from adbwire.wire.protocol import ConnectionState
@@ -78,7 +78,9 @@ class _Attempt:
 
 
 class _Entry:
-    def __init__(self, serial: str, kind: str, opener: Opener) -> None:
+    def __init__(
+        self, serial: str, kind: str, opener: Opener, lane_limits: tuple[int, int]
+    ) -> None:
         self.serial = serial
         self.kind = kind
         self.opener = opener
@@ -89,7 +91,8 @@ class _Entry:
         """The attempt under way, None when none is."""
         self.reports_emulator: bool | None = None
         self.lock = threading.Lock()
-        self.lane = DeviceLane(serial)
+        concurrency, queue = lane_limits
+        self.lane = DeviceLane(serial, concurrency=concurrency, queue=queue)
         self.closed = False
 
     def healthy(self) -> bool:
@@ -177,8 +180,13 @@ class DeviceRegistry:
         *,
         timeouts: Timeouts | None = None,
         connect_wait: float = 10.0,
+        lane_concurrency: int = DEVICE_CONCURRENCY,
+        lane_queue: int = DEVICE_QUEUE,
     ) -> None:
+        """`lane_concurrency` calls to one device run at once, `lane_queue` more wait; one
+        more gets DeviceQueueFullError (device_busy)."""
         self._keys = keys
+        self.lane_limits = (lane_concurrency, lane_queue)
         self._loaded_keys: Sequence[Signer] | None = None
         self.timeouts = timeouts or Timeouts(connect=10.0, auth=600.0, operation=30.0)
         self.connect_wait = connect_wait
@@ -236,7 +244,7 @@ class DeviceRegistry:
         with self._lock:
             entry = self._entries.get(serial)
             if entry is None:
-                entry = self._entries[serial] = _Entry(serial, kind, opener)
+                entry = self._entries[serial] = _Entry(serial, kind, opener, self.lane_limits)
         entry.start()
         return serial
 
