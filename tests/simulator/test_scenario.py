@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from adbwire.device.parsers import parse_ui_xml
 from adbwire.errors import UsageError
 from adbwire.testing.scenario import DEFAULT_SCENARIO, load_scenario
 from tests.simulator.userland_harness import make_userland, run
@@ -129,3 +130,15 @@ def test_a_screenshot_must_be_a_png(tmp_path: Path) -> None:
 def test_a_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="cannot read it"):
         load_scenario(tmp_path / "absent.toml")
+
+
+def test_a_dump_with_a_leading_newline_loads_as_the_device_parser_reads_it(
+    tmp_path: Path,
+) -> None:
+    path = write_scenario(tmp_path)
+    dump = SCREEN.format(text="Second", rid="org.demo:id/second")
+    (tmp_path / "two.xml").write_text("\n" + dump)
+    scenario = load_scenario(path)  # refused before: "XML declaration not at start"
+    loaded = next(s for s in scenario.screens.values() if "Second" in s.hierarchy)
+    assert loaded.hierarchy == dump
+    assert [e.text for e in parse_ui_xml("\n" + dump).elements if e.text] == ["Second"]
