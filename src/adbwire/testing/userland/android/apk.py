@@ -29,6 +29,8 @@ class Manifest:
     permissions: list[str] = field(default_factory=list)
     activities: list[str] = field(default_factory=list)
     launcher: str | None = None
+    split: str = ""
+    """A split APK's name (`<manifest split="config.xxhdpi">`); empty for a base APK."""
 
 
 def read_manifest(apk: bytes) -> Manifest:
@@ -84,6 +86,7 @@ class _ManifestReader:
             manifest.package = str(attrs.get("package", ""))
             manifest.version_code = int(attrs.get("versionCode", 1))
             manifest.version_name = str(attrs.get("versionName", ""))
+            manifest.split = str(attrs.get("split", ""))
         elif tag == "uses-permission" and name:
             manifest.permissions.append(name)
         elif tag in ("activity", "activity-alias") and name:
@@ -205,6 +208,7 @@ def build_manifest(manifest: Manifest) -> bytes:
             ("versionCode", manifest.version_code, True),
             ("versionName", manifest.version_name, True),
             ("package", manifest.package, False),
+            *([("split", manifest.split, False)] if manifest.split else []),
         ],
     )
     for permission in manifest.permissions:
@@ -240,8 +244,10 @@ def build_apk(
     permissions: tuple[str, ...] = (),
     activities: tuple[str, ...] = (".MainActivity",),
     launcher: str | None = ".MainActivity",
+    split: str = "",
 ) -> bytes:
-    """A minimal, unsigned APK (zip) whose manifest says the given things."""
+    """A minimal, unsigned APK (zip) whose manifest says the given things (`split`: a split
+    APK of `package` by that name)."""
 
     def full(name: str) -> str:
         return package + name if name.startswith(".") else name
@@ -253,6 +259,7 @@ def build_apk(
         list(permissions),
         [full(a) for a in activities],
         full(launcher) if launcher else None,
+        split,
     )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:

@@ -53,6 +53,14 @@ RUNTIME_PERMISSIONS = frozenset(
 
 
 @dataclass
+class InstallSession:
+    """An open `pm install-create` session: its options and the splits written so far."""
+
+    options: list[str]
+    splits: dict[str, bytes] = field(default_factory=dict)
+
+
+@dataclass
 class InstalledPackage:
     name: str
     version_name: str
@@ -72,6 +80,8 @@ class InstalledPackage:
     enabled: bool = True
     data_cleared: bool = False
     extra: dict[str, str] = field(default_factory=dict)
+    splits: list[str] = field(default_factory=list)
+    """Split APK names installed beside the base (`pm path` lists split_NAME.apk too)."""
 
     @classmethod
     def from_spec(cls, spec: PackageSpec) -> InstalledPackage:

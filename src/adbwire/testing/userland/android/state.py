@@ -18,7 +18,11 @@ from adbwire.testing.userland.android import app_faults
 from adbwire.testing.userland.android.logs import LogStore
 from adbwire.testing.userland.android.navigation import Navigator, Visit
 from adbwire.testing.userland.android.notifications import NotificationCenter
-from adbwire.testing.userland.android.packages import InstalledPackage, short_component
+from adbwire.testing.userland.android.packages import (
+    InstalledPackage,
+    InstallSession,
+    short_component,
+)
 from adbwire.testing.userland.android.power import PowerState
 
 SHELL_UID = 2000
@@ -106,6 +110,7 @@ class AndroidState:
         self.nav = Navigator(scenario, self._on_show)
         posted_ms = int(start.replace(tzinfo=timezone.utc).timestamp() * 1000)
         self.notifications = NotificationCenter(scenario, posted_ms)
+        self.install_sessions: dict[int, InstallSession] = {}  # `pm install-create` ones
         self.app_locales: dict[str, str] = {}  # package -> `cmd locale` tags, comma-separated
         self.pointer: tuple[int, int] | None = None  # where `input motionevent DOWN` put it
         for spec in scenario.packages:

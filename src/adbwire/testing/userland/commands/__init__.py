@@ -6,6 +6,7 @@ from adbwire.testing.userland.commands import (
     activity,
     awk,
     basic,
+    bugreport,
     checksums,
     dd,
     device_modes,
@@ -35,7 +36,8 @@ from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
-             procs, netcat, network, misc, toybox, device_modes, screenrecord)  # fmt: skip
+             procs, netcat, network, misc, toybox, device_modes, screenrecord,
+             bugreport)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:

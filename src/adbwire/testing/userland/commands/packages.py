@@ -9,6 +9,7 @@ from adbwire.testing.userland.android.install import install_apk_bytes
 from adbwire.testing.userland.android.packages import RUNTIME_PERMISSIONS, short_component
 from adbwire.testing.userland.commands.activity import parse_intent, resolve
 from adbwire.testing.userland.commands.dumpsys_package import dump_packages
+from adbwire.testing.userland.commands.install_sessions import SESSION_VERBS
 from adbwire.testing.userland.commands.instrument import list_instrumentation
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 
@@ -182,6 +183,8 @@ def pm(inv: Invocation) -> int:
             if app is None:
                 return 1
             inv.out(f"package:{app.apk}\n")
+            directory = app.apk.rsplit("/", 1)[0]
+            inv.out("".join(f"package:{directory}/split_{name}.apk\n" for name in app.splits))
             return 0
         if verb == "dump" and args:
             inv.out(dump_packages(state, args[0]))
@@ -198,6 +201,8 @@ def pm(inv: Invocation) -> int:
             return 1
         if verb == "install":
             return install(inv, args)
+        if verb in SESSION_VERBS:
+            return SESSION_VERBS[verb](inv, args)
         if verb == "uninstall" and [a for a in args if a != "-k"]:
             package = next(a for a in args if a != "-k")
             with state.lock:
