@@ -16,7 +16,6 @@ from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS, ToolFailure
 from adbwire.mcp.runtime import connect_checked
 from adbwire.mcp.safety.audit import now_iso
 from adbwire.mcp.server.app import App
-from adbwire.wire.aio import run_blocking
 
 JSON = "application/json"
 
@@ -84,7 +83,7 @@ def register(server: MCPServer[Any], app: App) -> None:
             if serial not in app.devices.serials():
                 raise ResourceError(f"no device {serial!r}")
             client = await connect_checked(app, serial)
-            found = await run_blocking(info.device_info, client)
+            found = await app.devices.lane(serial).run(info.device_info, client)
         except (AdbwireError, ToolFailure) as exc:
             raise ResourceError(str(exc)) from None
         return _dump({"device": asdict(found)})
