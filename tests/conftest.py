@@ -106,17 +106,6 @@ def other_key(tmp_path_factory: pytest.TempPathFactory) -> AdbKey:
 # ---- the simulated device (adbwire.testing) ---------------------------------------------
 
 
-def _sim_userland_factory() -> UserlandFactory:
-    """The scripted userland when it is importable, else the protocol tests' stand-in."""
-    try:
-        import adbwire.testing.userland  # noqa: F401, PLC0415 - probe only
-    except ImportError:
-        from tests.simulator.protocol_standin import StandinUserland  # noqa: PLC0415
-
-        return StandinUserland
-    return default_userland_factory
-
-
 def _public_key_text(key: AdbKey) -> str:
     return key.public_key_bytes().rstrip(b"\0").decode()
 
@@ -138,7 +127,7 @@ def sim_device_factory(adb_key: AdbKey) -> Iterator[Callable[..., SimulatedDevic
                 options = DeviceOptions(**option_fields)
             elif option_fields:
                 raise TypeError("pass either DeviceOptions or its fields, not both")
-            factory = userland_factory or _sim_userland_factory()
+            factory = userland_factory or default_userland_factory
             return stack.enter_context(running_device(options, factory))
 
         yield start
@@ -181,6 +170,7 @@ SLOW_MODULES = frozenset(
     {
         "tests/device/test_heavy_jobs.py",
         "tests/device/test_screen_memory.py",
+        "tests/mcp/test_heavy_job_processes.py",
         "tests/mcp/test_http_signals.py",
         "tests/mcp/test_inspector.py",
         "tests/mcp/test_output_memory.py",

@@ -1,11 +1,11 @@
 """Install, uninstall and device control: what Google's adb sends vs what adbwire sends.
 
 The oracle is Debian's /usr/bin/adb, pointed at a device on loopback:
-- at the fake adbd of tests/wire/services (it records every OPEN and every streamed APK),
-  adb and adbwire must open the same services with the same arguments and send the
-  same bytes;
-- at the simulated device, an APK installed by adb is seen by adbwire and the other way
-  round (each side's package manager view agrees).
+- the simulated device records every OPEN (`services_opened`): adb and adbwire must open
+  the same services with the same arguments, and install the same bytes (the simulated
+  package manager files an APK under a path made from its SHA-256);
+- an APK installed by adb is seen by adbwire and the other way round (each side's package
+  manager view agrees).
 
 Each test gives adb its own HOME, TMPDIR and server port, and kills that server at the end.
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.testing import DeviceOptions, running_device
+from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
 from adbwire.wire.connection import Connection
 from adbwire.wire.keys import load_key
 from adbwire.wire.services import control
@@ -32,8 +32,7 @@ from adbwire.wire.services.shell import run
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport
 from tests.wire.services.axml_writer import make_apk
-from tests.wire.services.fake_adbd import fake_adbd
-from tests.wire.services.fake_android import ANDROID_8, ANDROID_11, FakeAndroid
+from tests.wire.services.conftest import ANDROID_8, ANDROID_11
 
 ADB = Path("/usr/bin/adb")
 TIMEOUT = 60.0
@@ -92,50 +91,73 @@ def adb(tmp_path: Path) -> Iterator[Adb]:
 
 
 @pytest.fixture
-def fake_android(request: pytest.FixtureRequest) -> Iterator[FakeAndroid]:
+def android(request: pytest.FixtureRequest) -> Iterator[SimulatedDevice]:
+    """A simulated device of the release in the test's parameter that asks for no key, so
+    adb and adbwire connect alike."""
     features = getattr(request, "param", ANDROID_11)
-    with fake_adbd(features) as device:
-        yield FakeAndroid(device)
+    with running_device(DeviceOptions(features=features, auth_required=False)) as device:
+        yield device
 
 
-def connect_to(android: FakeAndroid) -> Connection:
-    transport = TcpTransport("127.0.0.1", android.device.port, io_timeout=10.0)
+def connect_to(android: SimulatedDevice) -> Connection:
+    transport = TcpTransport(*android.address, io_timeout=10.0)
     return Connection.open(transport, [], timeouts=TIMEOUTS)
 
 
-@pytest.mark.parametrize("fake_android", [ANDROID_11, ANDROID_8], indirect=True, ids=["abb", "cmd"])
-def test_streamed_install_matches_adb(adb: Adb, fake_android: FakeAndroid, tmp_path: Path) -> None:
-    apk = make_apk(tmp_path, payload=os.urandom(400_000))
-    adb.connected(fake_android.device.address)
-    result = adb("-s", fake_android.device.address, "install", "-r", "-d", "-g", str(apk))
-    assert result.returncode == 0 and result.stdout.endswith("Success\n"), result
-    adb_service, adb_call = fake_android.device.opened[-1], fake_android.installs[-1]
+def last_install(android: SimulatedDevice) -> str:
+    return [s for s in android.services_opened if "install" in s][-1]
 
-    with connect_to(fake_android) as connection:
+
+def last_command(android: SimulatedDevice) -> str:
+    """The command line of the latest shell:/exec: service."""
+    opened = [s for s in android.services_opened if s.startswith(("shell", "exec:"))]
+    return opened[-1].partition(":")[2]
+
+
+def installed_path(android: SimulatedDevice, package: str) -> str:
+    with connect_to(android) as connection:
+        return run(connection, f"pm path {package}").text.strip()
+
+
+@pytest.mark.parametrize("android", [ANDROID_11, ANDROID_8], indirect=True, ids=["abb", "cmd"])
+def test_streamed_install_matches_adb(adb: Adb, android: SimulatedDevice, tmp_path: Path) -> None:
+    apk = make_apk(tmp_path, payload=os.urandom(400_000))
+    adb.connected(android.serial)
+    result = adb("-s", android.serial, "install", "-r", "-d", "-g", str(apk))
+    assert result.returncode == 0 and result.stdout.endswith("Success\n"), result
+    adb_service, adb_copy = last_install(android), installed_path(android, "com.example.app")
+
+    with connect_to(android) as connection:
         options = InstallOptions(replace=True, downgrade=True, grant_permissions=True)
         assert install(connection, apk, options).ok
-    ours_service, ours_call = fake_android.device.opened[-1], fake_android.installs[-1]
+    ours_service, our_copy = last_install(android), installed_path(android, "com.example.app")
 
     if adb_service.startswith("exec:"):  # adb quotes each word; the device's shell unquotes
         assert shlex.split(ours_service[5:]) == shlex.split(adb_service[5:])
     else:
         assert ours_service == adb_service
-    assert ours_call == adb_call
+    assert our_copy == adb_copy and adb_copy.startswith("package:/data/app/")
 
 
 @pytest.mark.parametrize("keep", [False, True])
-def test_uninstall_matches_adb(adb: Adb, fake_android: FakeAndroid, keep: bool) -> None:
-    adb.connected(fake_android.device.address)
+def test_uninstall_matches_adb(
+    adb: Adb, android: SimulatedDevice, keep: bool, tmp_path: Path
+) -> None:
+    apk = make_apk(tmp_path, "com.example.app")
+    adb.connected(android.serial)
     if keep:  # adb refuses -k itself and points at `adb shell cmd package uninstall -k`
         words = ["shell", "cmd", "package", "uninstall", "-k", "com.example.app"]
     else:
         words = ["uninstall", "com.example.app"]
-    result = adb("-s", fake_android.device.address, *words)
+    with connect_to(android) as connection:
+        assert install(connection, apk).ok
+    result = adb("-s", android.serial, *words)
     assert result.returncode == 0 and result.stdout.strip() == "Success", result
-    with connect_to(fake_android) as connection:
+    theirs = last_command(android)
+    with connect_to(android) as connection:
+        assert install(connection, apk).ok
         assert uninstall(connection, "com.example.app", keep_data=keep).ok
-    theirs, ours = fake_android.shell_commands
-    assert shlex.split(ours) == shlex.split(theirs)
+    assert shlex.split(last_command(android)) == shlex.split(theirs)
 
 
 @pytest.mark.parametrize(
@@ -151,15 +173,15 @@ def test_uninstall_matches_adb(adb: Adb, fake_android: FakeAndroid, keep: bool) 
     ids=["reboot", "bootloader", "recovery", "sideload-auto-reboot", "tcpip", "usb"],
 )
 def test_control_services_match_adb(
-    adb: Adb, fake_android: FakeAndroid, words: list[str], ours: object
+    adb: Adb, android: SimulatedDevice, words: list[str], ours: object
 ) -> None:
-    adb.connected(fake_android.device.address)
-    result = adb("-s", fake_android.device.address, *words)
+    adb.connected(android.serial)
+    result = adb("-s", android.serial, *words)
     assert result.returncode == 0, result
-    theirs = fake_android.device.opened[-1]
-    with connect_to(fake_android) as connection:
+    theirs = android.services_opened[-1]
+    with connect_to(android) as connection:
         ours(connection)  # type: ignore[operator]
-    assert fake_android.device.opened[-1] == theirs
+    assert android.services_opened[-1] == theirs
 
 
 def test_installs_by_adb_and_by_adbwire_agree_on_the_simulator(adb: Adb, tmp_path: Path) -> None:

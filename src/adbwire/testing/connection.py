@@ -297,6 +297,9 @@ class DeviceConnection:
             return
         name = bytes(payload).rstrip(b"\0").decode("utf-8", errors="surrogateescape")
         log.debug("OPEN %r", name)
+        self._state.note_service(name)
+        if self._state.faults.leaves_unanswered(name):
+            return
         handler = None
         if not self._state.faults.refuses(name):
             try:

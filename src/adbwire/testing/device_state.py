@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import BinaryIO, Protocol
@@ -17,6 +18,8 @@ from adbwire.testing.options import BANNER_KEYS, DEFAULT_BANNER_PROPERTIES, Devi
 from adbwire.testing.reverse_listeners import ReverseTable
 
 __all__ = ["DeviceState", "ProcessIO", "UserlandLike"]
+
+SERVICE_LOG_LENGTH = 10_000
 
 
 class ProcessIO(Protocol):
@@ -61,6 +64,13 @@ class DeviceState:
     lock: threading.Lock = field(default_factory=threading.Lock)
     reverses: ReverseTable = field(default_factory=ReverseTable)
     """adbd's reverse listeners (one table for every connection, as adbd keeps one)."""
+    services: deque[str] = field(default_factory=lambda: deque(maxlen=SERVICE_LOG_LENGTH))
+    """The service names of the latest OPENs on any connection, oldest first (refused ones
+    too), so tests can see what a client asked for."""
+
+    def note_service(self, name: str) -> None:
+        with self.lock:
+            self.services.append(name)
 
     def banner(self) -> bytes:
         """`device::ro.product.name=…;ro.product.model=…;ro.product.device=…;features=…`."""

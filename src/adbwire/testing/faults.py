@@ -34,6 +34,15 @@ class Faults:
     trickle_services: tuple[str, ...] = ()
     """Service-name prefixes whose output leaves one byte per WRTE, `trickle_interval` apart."""
     trickle_interval: float = 0.0
+    unanswered_services: tuple[str, ...] = ()
+    """Service-name prefixes whose OPEN gets no answer at all (neither OKAY nor CLSE)."""
+    turn_away_connections: int = 0
+    """Close this many of the next connections as soon as they are accepted (adbd still
+    restarting); `turned_away` counts them."""
+    turned_away: int = 0
+    keep_link_on_restart: bool = False
+    """adbd answers root:/unroot:/tcpip:/usb:/reboot: but the connection stays up (some
+    builds restart late), so the client must close it itself."""
     _released: threading.Event = field(default_factory=threading.Event, repr=False)
 
     def stall(self, service_prefix: str, *, after_bytes: int = 0) -> None:
@@ -69,6 +78,17 @@ class Faults:
     def trickles(self, service: str) -> bool:
         return bool(self.trickle_services) and service.startswith(self.trickle_services)
 
+    def leaves_unanswered(self, service: str) -> bool:
+        return bool(self.unanswered_services) and service.startswith(self.unanswered_services)
+
+    def turns_away(self) -> bool:
+        """True (and counted) while connections are to be turned away."""
+        if self.turn_away_connections <= 0:
+            return False
+        self.turn_away_connections -= 1
+        self.turned_away += 1
+        return True
+
     def wait_released(self, timeout: float) -> bool:
         return self._released.wait(timeout)
 
@@ -79,4 +99,7 @@ class Faults:
         self.refuse_services = ()
         self.trickle_services = ()
         self.trickle_interval = 0.0
+        self.unanswered_services = ()
+        self.turn_away_connections = 0
+        self.keep_link_on_restart = False
         self.release_stalls()

@@ -126,6 +126,13 @@ class SimulatedDevice:
         return self.state.root
 
     @property
+    def services_opened(self) -> list[str]:
+        """The service names clients opened (the latest 10,000, oldest first; refused
+        ones too): what `adb` or adbwire asked this device for."""
+        with self.state.lock:
+            return list(self.state.services)
+
+    @property
     def connection_count(self) -> int:
         with self._lock:
             return len(self._connections)
@@ -274,8 +281,8 @@ class SimulatedDevice:
             log.warning("simulated adbd: accept failed: %s", error)
             return
         sock.setblocking(True)
-        if not self.state.available:
-            sock.close()  # rebooting: nobody answers
+        if not self.state.available or self.state.faults.turns_away():
+            sock.close()  # rebooting (or adbd restarting): nobody answers
             return
         try:
             connection = DeviceConnection(

@@ -1,4 +1,5 @@
-"""Port forwarding through the fake adbd to loopback servers standing in for device ones."""
+"""Port forwarding through the simulated device to loopback servers standing in for device
+ones (the simulator's tcp: service connects to 127.0.0.1)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from adbwire.errors import DisconnectedError, UsageError
+from adbwire.testing import SimulatedDevice
 from adbwire.wire.connection import Connection
 from adbwire.wire.services.forward import PortForwarder, check_remote, parse_local
 from adbwire.wire.services.forward_relay import LINGER_SECONDS
-from tests.wire.services.fake_android import FakeAndroid
 from tests.wire.services.loopback_servers import (
     LoopbackServer,
     echo,
@@ -156,16 +157,18 @@ def test_device_closing_delivers_everything_then_eof(forwarder: PortForwarder) -
 
 def test_refused_remote_closes_only_that_client(
     forwarder: PortForwarder,
-    android: FakeAndroid,
+    device: SimulatedDevice,
     echo_server: LoopbackServer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    forward = forwarder.forward("tcp:0", "localabstract:not_there")
+    remote = f"tcp:{echo_server.port}"
+    forward = forwarder.forward("tcp:0", remote)
+    device.faults.refuse_services = (remote,)
     with caplog.at_level(logging.WARNING), dial(forward.port) as sock:
         assert recv_all(sock) == b""
-    assert "refused 'localabstract:not_there'" in caplog.text
+    assert f"refused {remote!r}" in caplog.text
     assert not forward.closed
-    android.abstract_sockets["not_there"] = echo_server.port
+    device.faults.refuse_services = ()
     assert exchange(forward.port, b"now it is") == b"now it is"
 
 
@@ -219,12 +222,13 @@ def test_close_ends_open_relays_and_threads(
 
 
 def test_close_does_not_wait_for_an_unanswered_open(
-    connection: Connection, android: FakeAndroid
+    connection: Connection, device: SimulatedDevice
 ) -> None:
+    device.faults.unanswered_services = ("localreserved:",)
     forwarder = PortForwarder(connection, open_timeout=60)
     forward = forwarder.forward("tcp:0", "localreserved:silent")
     client = dial(forward.port)
-    assert wait_until(lambda: "localreserved:silent" in android.device.opened)
+    assert wait_until(lambda: "localreserved:silent" in device.services_opened)
     started = time.monotonic()
     forwarder.close()
     assert time.monotonic() - started < 5
@@ -246,12 +250,11 @@ def test_connection_limit(connection: Connection, echo_server: LoopbackServer) -
 
 
 def test_lost_device_ends_the_forwards(
-    forwarder: PortForwarder, android: FakeAndroid, echo_server: LoopbackServer
+    forwarder: PortForwarder, device: SimulatedDevice, echo_server: LoopbackServer
 ) -> None:
     forward = forwarder.forward("tcp:0", f"tcp:{echo_server.port}")
     assert exchange(forward.port, b"before") == b"before"
-    for device_side in android.device.connections:
-        device_side.drop()
+    device.drop_connections()
     assert forwarder.wait(timeout=10)
     assert forward.closed and isinstance(forward.error, DisconnectedError)
     with pytest.raises(ConnectionRefusedError):

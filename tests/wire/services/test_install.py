@@ -1,7 +1,11 @@
-"""Installing over each method the device offers, against the fake adbd."""
+"""Installing over each method the device offers, against the simulated device.
+
+The simulated package manager files each APK under a path made from its SHA-256, so
+`pm path` proves the exact bytes arrived."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
 import os
@@ -10,15 +14,32 @@ from pathlib import Path
 import pytest
 
 from adbwire.errors import DeviceCommandError, DisconnectedError, UsageError
+from adbwire.testing import SimulatedDevice
 from adbwire.wire.connection import Connection
 from adbwire.wire.services.install import choose_method, install, streaming_service
 from adbwire.wire.services.install_result import InstallMethod, InstallOptions
+from adbwire.wire.services.shell import run
 from tests.wire.services.axml_writer import make_apk
-from tests.wire.services.fake_android import ANDROID_6, ANDROID_8, ANDROID_11, FakeAndroid
+from tests.wire.services.conftest import ANDROID_6, ANDROID_8, ANDROID_11
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def installed_from(connection: Connection, package: str, apk: Path) -> bool:
+    """True when the device's copy of `package` is exactly the bytes of `apk`."""
+    digest = hashlib.sha256(apk.read_bytes()).digest()
+    first = base64.urlsafe_b64encode(digest[:16]).decode()
+    second = base64.urlsafe_b64encode(digest[16:]).decode()[:24]
+    where = run(connection, f"pm path {package}").text.strip()
+    return where == f"package:/data/app/~~{first}/{package}-{second}/base.apk"
+
+
+def new_dir(parent: Path, name: str) -> Path:
+    made = parent / name
+    made.mkdir()
+    return made
+
+
+def installs_opened(device: SimulatedDevice) -> list[str]:
+    return [s for s in device.services_opened if "install" in s]
 
 
 ALL_OPTIONS = InstallOptions(
@@ -27,9 +48,9 @@ ALL_OPTIONS = InstallOptions(
 
 
 def test_method_follows_features() -> None:
-    assert choose_method(ANDROID_11) is InstallMethod.ABB_EXEC
-    assert choose_method(ANDROID_8) is InstallMethod.CMD
-    assert choose_method(ANDROID_6) is InstallMethod.PUSH
+    assert choose_method(frozenset(ANDROID_11)) is InstallMethod.ABB_EXEC
+    assert choose_method(frozenset(ANDROID_8)) is InstallMethod.CMD
+    assert choose_method(frozenset(ANDROID_6)) is InstallMethod.PUSH
 
 
 def test_service_strings_are_adbs() -> None:
@@ -54,7 +75,7 @@ def test_options_become_flags_in_adbs_order() -> None:
 
 
 def test_abb_exec_install_streams_the_exact_bytes(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
     apk = make_apk(tmp_path, "com.example.abb", 21, "2.1", payload=os.urandom(3 * 1024 * 1024))
     size = apk.stat().st_size
@@ -65,28 +86,21 @@ def test_abb_exec_install_streams_the_exact_bytes(
         21,
         "2.1",
     )
-    [call] = android.installs
-    assert (call.via, call.flags, call.size, call.sha256) == (
-        "abb_exec",
-        ["-r", "-d", "-g", "-t", "--user", "10"],
-        size,
-        sha256(apk),
-    )
-    assert f"abb_exec:package\0install\0-r\0-d\0-g\0-t\0--user\00010\0-S\0{size}" in (
-        android.device.opened
-    )
+    assert installs_opened(device) == [
+        f"abb_exec:package\0install\0-r\0-d\0-g\0-t\0--user\00010\0-S\0{size}"
+    ]
+    assert installed_from(connection, "com.example.abb", apk)
 
 
 @pytest.mark.parametrize("features", [ANDROID_8])
 def test_cmd_install_without_abb_exec(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
     apk = make_apk(tmp_path, payload=os.urandom(200_000))
     result = install(connection, apk, InstallOptions(replace=True))
     assert result.ok and result.method is InstallMethod.CMD
-    [call] = android.installs
-    assert (call.via, call.flags, call.sha256) == ("cmd", ["-r"], sha256(apk))
-    assert f"exec:cmd package install -r -S {apk.stat().st_size}" in android.device.opened
+    assert installs_opened(device) == [f"exec:cmd package install -r -S {apk.stat().st_size}"]
+    assert installed_from(connection, result.package, apk)
 
 
 def test_progress_reports_every_byte_in_order(tmp_path: Path, connection: Connection) -> None:
@@ -99,51 +113,47 @@ def test_progress_reports_every_byte_in_order(tmp_path: Path, connection: Connec
     assert {total for _, total in seen} == {size}
 
 
-def test_failure_is_a_typed_result(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
-) -> None:
-    android.answer = lambda apk, flags: (
-        "Failure [INSTALL_FAILED_ALREADY_EXISTS: Attempt to re-install com.example.app "
-        "without first uninstalling.]"
-    )
-    result = install(connection, make_apk(tmp_path))
+def test_failure_is_a_typed_result(tmp_path: Path, connection: Connection) -> None:
+    assert install(connection, make_apk(new_dir(tmp_path, "new"), "com.example.app", 5)).ok
+    result = install(connection, make_apk(new_dir(tmp_path, "old"), "com.example.app", 4))
     assert not result.ok
-    assert result.code == "INSTALL_FAILED_ALREADY_EXISTS"
-    assert result.message.startswith("Attempt to re-install com.example.app")
-    with pytest.raises(DeviceCommandError, match="INSTALL_FAILED_ALREADY_EXISTS"):
+    assert result.code == "INSTALL_FAILED_VERSION_DOWNGRADE"
+    assert result.message.startswith("Downgrade detected: Update version code 4")
+    with pytest.raises(DeviceCommandError, match="INSTALL_FAILED_VERSION_DOWNGRADE"):
         result.check()
 
 
 def test_refusal_before_all_bytes_is_still_read(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
-    android.reject_after = 100_000
+    device.files.capacity_bytes = device.files.usage_bytes() + 100_000
     result = install(connection, make_apk(tmp_path, payload=os.urandom(4 * 1024 * 1024)))
-    assert (result.ok, result.code) == (False, "INSTALL_FAILED_INVALID_APK")
+    assert (result.ok, result.code) == (False, "INSTALL_FAILED_INSUFFICIENT_STORAGE")
     assert connection.failure is None
+    assert run(connection, "echo still here").text == "still here\n"
 
 
 def test_lost_device_mid_install_is_a_disconnect(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
-    android.drop_after = 300_000
+    device.faults.drop_after_received_bytes = 300_000
     with pytest.raises(DisconnectedError):
         install(connection, make_apk(tmp_path, payload=os.urandom(4 * 1024 * 1024)), timeout=10)
 
 
 def test_bad_apk_never_reaches_the_device(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
     bogus = tmp_path / "broken.apk"
     bogus.write_bytes(b"PK not really")
     with pytest.raises(UsageError, match=r"broken\.apk"):
         install(connection, bogus)
-    assert android.device.opened == []
+    assert device.services_opened == []
 
 
 @pytest.mark.parametrize("features", [ANDROID_6])
 def test_push_install_pushes_installs_and_cleans_up(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
     apk = make_apk(tmp_path, "com.example.old", 3, "0.3", payload=os.urandom(300_000))
     seen: list[tuple[int, int]] = []
@@ -155,30 +165,32 @@ def test_push_install_pushes_installs_and_cleans_up(
     )
     assert result.ok and result.method is InstallMethod.PUSH
     assert result.package == "com.example.old"
-    [call] = android.installs
-    assert (call.via, call.flags, call.sha256) == ("pm", ["-r", "-t"], sha256(apk))
-    [pm] = [c for c in android.shell_commands if c.startswith("pm install")]
+    assert installed_from(connection, "com.example.old", apk)
+    commands = [s.partition(":")[2] for s in device.services_opened if s.startswith("shell")]
+    [pm] = [c for c in commands if c.startswith("pm install")]
+    assert pm.split()[:4] == ["pm", "install", "-r", "-t"]
     staged = pm.split()[-1]
     assert staged.startswith("/data/local/tmp/adbwire-install-") and staged.endswith(".apk")
-    assert f"rm -f {staged}" in android.shell_commands
-    assert android.files == {}
+    assert f"rm -f {staged}" in commands
+    assert not device.files.exists(staged)
     assert seen and seen[-1] == (apk.stat().st_size, apk.stat().st_size)
 
 
 @pytest.mark.parametrize("features", [ANDROID_6])
 def test_push_install_failure_still_cleans_up(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
-    android.answer = lambda apk, flags: "Failure [INSTALL_FAILED_OLDER_SDK]"
-    result = install(connection, make_apk(tmp_path))
-    assert (result.ok, result.code, result.message) == (False, "INSTALL_FAILED_OLDER_SDK", "")
-    assert android.files == {}
-    assert any(c.startswith("rm -f /data/local/tmp/") for c in android.shell_commands)
+    assert install(connection, make_apk(new_dir(tmp_path, "new"), "com.example.app", 5)).ok
+    result = install(connection, make_apk(new_dir(tmp_path, "old"), "com.example.app", 4))
+    assert (result.ok, result.code) == (False, "INSTALL_FAILED_VERSION_DOWNGRADE")
+    removed = [s.split()[-1] for s in device.services_opened if ":rm -f /data/local/tmp/" in s]
+    assert len(removed) == 2
+    assert not any(device.files.exists(path) for path in removed)
 
 
 def test_forced_method_is_used(
-    tmp_path: Path, android: FakeAndroid, connection: Connection
+    tmp_path: Path, device: SimulatedDevice, connection: Connection
 ) -> None:
     result = install(connection, make_apk(tmp_path), method=InstallMethod.CMD)
     assert result.method is InstallMethod.CMD
-    assert [call.via for call in android.installs] == ["cmd"]
+    assert [s.split()[0] for s in installs_opened(device)] == ["exec:cmd"]

@@ -1,18 +1,23 @@
-"""Package-manager answers, package names, and uninstall against the fake adbd."""
+"""Package-manager answers, package names, and uninstall against the simulated device."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from adbwire.errors import DeviceCommandError, UsageError
+from adbwire.testing import SimulatedDevice
 from adbwire.wire.connection import Connection
-from adbwire.wire.services.install import uninstall
+from adbwire.wire.services.install import install, uninstall
 from adbwire.wire.services.install_result import (
     PackageManagerAnswer,
     check_package_name,
     parse_answer,
 )
-from tests.wire.services.fake_android import ANDROID_6, FakeAndroid
+from adbwire.wire.services.shell import run
+from tests.wire.services.axml_writer import make_apk
+from tests.wire.services.conftest import ANDROID_6
 
 ANSWERS = [
     ("Success\n", PackageManagerAnswer(True, None, "Success")),
@@ -93,20 +98,35 @@ def test_invalid_package_names(name: str) -> None:
         check_package_name(name)
 
 
-def test_uninstall_with_cmd(android: FakeAndroid, connection: Connection) -> None:
+def installed(connection: Connection, tmp_path: Path) -> None:
+    assert install(connection, make_apk(tmp_path, "com.example.app")).ok
+    assert run(connection, "pm path com.example.app").exit_code == 0
+
+
+def shell_commands(device: SimulatedDevice) -> list[str]:
+    return [s.partition(":")[2] for s in device.services_opened if s.startswith("shell")]
+
+
+def test_uninstall_with_cmd(
+    device: SimulatedDevice, connection: Connection, tmp_path: Path
+) -> None:
+    installed(connection, tmp_path)
     result = uninstall(connection, "com.example.app", keep_data=True, user=0)
     assert result.ok and result.package == "com.example.app"
-    assert android.shell_commands == ["cmd package uninstall -k --user 0 com.example.app"]
+    assert shell_commands(device)[-1] == "cmd package uninstall -k --user 0 com.example.app"
+    assert run(connection, "pm path com.example.app").exit_code != 0
 
 
 @pytest.mark.parametrize("features", [ANDROID_6])
-def test_uninstall_with_pm_before_cmd_existed(android: FakeAndroid, connection: Connection) -> None:
+def test_uninstall_with_pm_before_cmd_existed(
+    device: SimulatedDevice, connection: Connection, tmp_path: Path
+) -> None:
+    installed(connection, tmp_path)
     assert uninstall(connection, "com.example.app").ok
-    assert android.shell_commands == ["pm uninstall com.example.app"]
+    assert shell_commands(device)[-1] == "pm uninstall com.example.app"
 
 
-def test_uninstall_failure(android: FakeAndroid, connection: Connection) -> None:
-    android.uninstall_answer = "Failure [DELETE_FAILED_INTERNAL_ERROR]"
+def test_uninstall_failure(connection: Connection) -> None:
     result = uninstall(connection, "com.example.gone")
     assert (result.ok, result.code) == (False, "DELETE_FAILED_INTERNAL_ERROR")
     with pytest.raises(DeviceCommandError, match=r"com\.example\.gone.*DELETE_FAILED"):
@@ -114,10 +134,10 @@ def test_uninstall_failure(android: FakeAndroid, connection: Connection) -> None
 
 
 def test_bad_names_are_refused_before_anything_is_sent(
-    android: FakeAndroid, connection: Connection
+    device: SimulatedDevice, connection: Connection
 ) -> None:
     with pytest.raises(UsageError):
         uninstall(connection, "com.example; reboot")
     with pytest.raises(UsageError):
         uninstall(connection, "com.example.app", user=-3)
-    assert android.device.opened == []
+    assert device.services_opened == []

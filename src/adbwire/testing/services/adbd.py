@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from adbwire.testing.services.base import ServiceContext, ServiceHandler
+from adbwire.testing.services.shell import open_exec
 from adbwire.testing.stream import DeviceStream
 
 __all__ = ["open_adbd_service"]
@@ -29,7 +30,8 @@ def _answer(
         if then is not None:
             then()
             stream.close()
-            context.kick()
+            if not context.state.faults.keep_link_on_restart:
+                context.kick()
 
     return serve
 
@@ -64,6 +66,10 @@ def open_adbd_service(name: str, context: ServiceContext) -> ServiceHandler | No
         return _answer(f"restarting in TCP mode port: {port}\n", context, then=_nothing)
     if name.startswith("usb:"):
         return _answer("restarting in USB mode\n", context, then=_nothing)
+    if name.startswith("remount:"):
+        # Devices without remount_shell: adbd runs the program with the shell protocol off.
+        argument = name[len("remount:") :]
+        return open_exec(f"remount {argument}".rstrip(), context)
     if name == "reconnect":
         return _answer("done", context, then=_nothing)
     return None

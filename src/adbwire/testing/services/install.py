@@ -52,8 +52,14 @@ def parse_install_args(args: Sequence[str]) -> tuple[int, list[str]] | None:
 
 def _install_handler(size: int, options: list[str], context: ServiceContext) -> ServiceHandler:
     userland = context.state.userland
+    files = context.state.files
 
     def serve(stream: DeviceStream) -> None:
+        if files.capacity_bytes is not None and size > files.capacity_bytes - files.usage_bytes():
+            # The package manager sizes the session from -S before reading a byte; the
+            # host is still sending when the answer comes.
+            stream.write(b"Failure [INSTALL_FAILED_INSUFFICIENT_STORAGE]\n")
+            return
         apk: bytes | BinaryIO
         if size <= IN_MEMORY_LIMIT:
             apk = stream.read_exact(size)

@@ -23,6 +23,7 @@ from adbwire.testing.userland.commands import (
     packages,
     paths,
     procs,
+    remount,
     screen,
     screenrecord,
     sed,
@@ -36,7 +37,7 @@ from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
-             procs, netcat, network, misc, toybox, device_modes, screenrecord,
+             procs, netcat, network, misc, toybox, device_modes, screenrecord, remount,
              bugreport)  # fmt: skip
 
 
