@@ -15,7 +15,7 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.errors import UsageError
-from adbwire.wire.services.forward import PortForwarder, check_remote, parse_local
+from adbwire.wire.services.forward import check_remote, parse_local
 
 NO_SERVER = (
     "adbwire has no background server: a forward lives only while `adbwire forward LOCAL "
@@ -58,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
     check_remote(args.remote)
     with (
         targets.connect(args) as client,
-        PortForwarder(
-            client.connection, max_connections=args.max_connections, open_timeout=args.timeout
+        client.port_forwarder(
+            max_connections=args.max_connections, open_timeout=args.timeout
         ) as forwarder,
     ):
         forward = forwarder.forward(args.local, args.remote)

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.apk_manifest import read_apk_info
-from adbwire.wire.services.install import choose_method, install
+from adbwire.wire.services.install import choose_method
 from adbwire.wire.services.install_result import InstallMethod, InstallOptions, UserSpec
 
 REDRAW_SECONDS = 0.1
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"adbwire: installing {visible(info.describe())}", file=sys.stderr)
     with targets.connect(args) as client:
         method = InstallMethod.PUSH if args.no_streaming else None
-        chosen = method or choose_method(client.connection.features)
+        chosen = method or choose_method(client.features)
         print(
             "Performing Push Install"
             if chosen is InstallMethod.PUSH
@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
         try:
-            result = install(
-                client.connection,
+            result = client.install(
                 args.apk,
                 options,
                 method=chosen,

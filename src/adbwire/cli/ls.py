@@ -16,7 +16,6 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
-from adbwire.wire.services import sync
 from adbwire.wire.services.sync import DirEntry
 
 _TYPES = {
@@ -43,9 +42,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
-        entries = sync.list_dir(
-            client.connection, args.path, dot_entries=True, timeout=args.timeout
-        )
+        entries = client.list_dir(args.path, dot_entries=True, timeout=args.timeout)
     if args.json:
         json.dump([as_json(entry) for entry in entries], sys.stdout, indent=2)
         sys.stdout.write("\n")

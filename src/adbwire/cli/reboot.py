@@ -13,7 +13,7 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
-from adbwire.wire.services.control import RebootMode, reboot
+from adbwire.wire.services.control import RebootMode
 
 MODES = [mode.value for mode in RebootMode if mode.value]
 
@@ -37,7 +37,7 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
-        text = reboot(client.connection, args.mode or "", timeout=args.timeout)
+        text = client.reboot(args.mode or "", timeout=args.timeout)
     if text.strip():
         print(visible(text.rstrip(), multiline=True), file=sys.stderr)
     return 0

@@ -14,7 +14,6 @@ from typing import Any
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
 from adbwire.errors import CommandFailedError
-from adbwire.wire.services import control
 
 
 def register(commands: Any) -> None:
@@ -32,9 +31,7 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
         try:
-            text = control.remount(
-                client.connection, reboot_if_needed=args.reboot, timeout=args.timeout
-            )
+            text = client.remount(reboot_if_needed=args.reboot, timeout=args.timeout)
         except CommandFailedError as failure:
             print(visible(failure.stderr.rstrip(), multiline=True), file=sys.stderr)
             return 1

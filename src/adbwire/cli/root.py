@@ -14,9 +14,6 @@ from typing import Any
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
 from adbwire.errors import DeviceCommandError
-from adbwire.wire.connection import Connection
-from adbwire.wire.services import control
-from adbwire.wire.services.reconnect import ConnectionFactory
 
 
 def register(commands: Any) -> None:
@@ -42,26 +39,13 @@ def register(commands: Any) -> None:
         parser.set_defaults(handler=run, wanted_root=wanted)
 
 
-def reconnect_factory(args: argparse.Namespace) -> ConnectionFactory:
-    """Connect again the way the first connection was made."""
-
-    def connect() -> Connection:
-        return targets.connect(args).connection
-
-    return connect
-
-
 def run(args: argparse.Namespace) -> int:
     wanted: bool = args.wanted_root
-    action = control.root if wanted else control.unroot
-    factory = None if args.no_reconnect else reconnect_factory(args)
     with targets.connect(args) as client:
-        result = action(
-            client.connection, reconnect_with=factory, wait=args.wait, timeout=args.timeout
-        )
+        client.reconnect = lambda: targets.connect(args)  # again the way the first was made
+        action = client.root if wanted else client.unroot
+        result = action(wait=args.wait, reconnect=not args.no_reconnect, timeout=args.timeout)
     print(visible(result.message.rstrip(), multiline=True))
-    if result.connection is not None:
-        result.connection.close()
     if result.is_root is None:
         return 0
     if result.is_root != wanted:

@@ -10,7 +10,6 @@ from typing import Any
 
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
-from adbwire.wire.services import control
 
 
 def register(commands: Any) -> None:
@@ -37,13 +36,13 @@ def parse_port(text: str) -> int:
 
 def run_tcpip(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
-        result = control.tcpip(client.connection, args.port, timeout=args.timeout)
+        result = client.tcpip(args.port, timeout=args.timeout)
     print(visible(result.message.rstrip(), multiline=True))
     return 0
 
 
 def run_usb(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
-        result = control.usb(client.connection, timeout=args.timeout)
+        result = client.usb(timeout=args.timeout)
     print(visible(result.message.rstrip(), multiline=True))
     return 0

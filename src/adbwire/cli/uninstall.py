@@ -13,7 +13,6 @@ from typing import Any
 from adbwire.cli import targets
 from adbwire.cli.install import parse_user
 from adbwire.cli.terminal_text import visible
-from adbwire.wire.services.install import uninstall
 from adbwire.wire.services.install_result import check_package_name
 
 
@@ -36,8 +35,7 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     check_package_name(args.package)
     with targets.connect(args) as client:
-        result = uninstall(
-            client.connection,
+        result = client.uninstall(
             args.package,
             keep_data=args.keep_data,
             user=args.user,

@@ -45,9 +45,7 @@ def kind_of(stat: RemoteStat) -> str:
 
 
 def list_dir(client: AdbClient, path: str) -> list[Entry]:
-    entries: list[DirEntry] = sync.list_dir(
-        client.connection, path, max_output=output_cap.current()
-    )
+    entries: list[DirEntry] = client.list_dir(path, max_output=output_cap.current())
     return sorted(
         (
             Entry(e.name, kind_of(e.stat), e.stat.size, e.stat.permissions, e.stat.mtime)
@@ -59,7 +57,7 @@ def list_dir(client: AdbClient, path: str) -> list[Entry]:
 
 def stat(client: AdbClient, path: str, *, follow: bool = True) -> RemoteStat:
     try:
-        return sync.stat(client.connection, path, follow=follow)
+        return client.stat(path, follow=follow)
     except SyncFailError as exc:
         if "No such file" in exc.device_message:
             raise NotFoundError(f"{path}: no such file or directory") from None
@@ -67,12 +65,12 @@ def stat(client: AdbClient, path: str, *, follow: bool = True) -> RemoteStat:
 
 
 def exists(client: AdbClient, path: str) -> bool:
-    return sync.exists(client.connection, path)
+    return client.exists(path)
 
 
 def is_dir(client: AdbClient, path: str) -> bool:
     try:
-        return sync.stat(client.connection, path).is_dir
+        return client.stat(path).is_dir
     except SyncFailError:
         return False
 
@@ -102,7 +100,7 @@ def symlink_below(client: AdbClient, path: str, root: str) -> str | None:
             continue
         current = f"{current}/{part}"
         try:
-            if sync.lstat(client.connection, current).is_symlink:
+            if client.lstat(current).is_symlink:
                 return current
         except SyncFailError:
             return None  # missing from here on: nothing to follow
@@ -160,8 +158,7 @@ def pull_to_file(
     try:
         with os.fdopen(fd, "wb") as file:
             sink = _CappedSink(file, cap, remote)
-            sync.pull_stream(
-                client.connection,
+            client.pull_stream(
                 remote,
                 sink,  # type: ignore[arg-type]
                 progress=progress,
@@ -243,8 +240,7 @@ def push_from_file(
     with os.fdopen(fd, "rb") as file:
         capped = _CappedSource(file, cap, source.name)
         try:
-            return sync.push_stream(
-                client.connection,
+            return client.push_stream(
                 capped,  # type: ignore[arg-type]
                 remote,
                 size=size,

@@ -22,17 +22,19 @@ class ForwardEntry:
 
 class ForwardTable:
     def __init__(self) -> None:
-        self._by_serial: dict[str, PortForwarder] = {}
+        self._by_serial: dict[str, tuple[AdbClient, PortForwarder]] = {}
         self._lock = threading.Lock()
 
     def _forwarder(self, serial: str, client: AdbClient) -> PortForwarder:
         with self._lock:
-            current = self._by_serial.get(serial)
-            if current is None or current.connection is not client.connection:
-                if current is not None:
-                    current.close()
-                current = self._by_serial[serial] = PortForwarder(client.connection)
-            return current
+            known = self._by_serial.get(serial)
+            if known is not None and known[0] is client and known[1].alive:
+                return known[1]
+            if known is not None:
+                known[1].close()
+            forwarder = client.port_forwarder()
+            self._by_serial[serial] = (client, forwarder)
+            return forwarder
 
     def add(self, serial: str, client: AdbClient, local_port: int, remote: str) -> ForwardEntry:
         """Listen on 127.0.0.1:local_port (0: any free port) and relay to `remote`."""
@@ -44,14 +46,14 @@ class ForwardTable:
             forwarders = sorted(self._by_serial.items())
         return [
             ForwardEntry(serial, f.port, f.local, f.remote, f.active_connections)
-            for serial, forwarder in forwarders
+            for serial, (_, forwarder) in forwarders
             for f in forwarder.list_forwards()
         ]
 
     def remove(self, local_port: int) -> None:
         with self._lock:
             forwarders = list(self._by_serial.values())
-        for forwarder in forwarders:
+        for _, forwarder in forwarders:
             if any(f.port == local_port for f in forwarder.list_forwards()):
                 forwarder.remove(f"tcp:{local_port}")
                 return
@@ -60,5 +62,5 @@ class ForwardTable:
     def close(self) -> None:
         with self._lock:
             forwarders, self._by_serial = list(self._by_serial.values()), {}
-        for forwarder in forwarders:
+        for _, forwarder in forwarders:
             forwarder.close()

@@ -10,7 +10,6 @@ from adbwire.device import packages
 from adbwire.device.errors import TooLargeError, VerificationError
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
-from adbwire.wire.services import install as install_service
 from adbwire.wire.services.install_result import InstallOptions
 
 
@@ -36,9 +35,7 @@ def install_apk(
     size = apk.stat().st_size
     if size > cap:
         raise TooLargeError(f"{apk.name} is {size} bytes, over the {cap}-byte transfer cap")
-    result = install_service.install(
-        client.connection, apk, options, progress=progress, timeout=timeout
-    )
+    result = client.install(apk, options, progress=progress, timeout=timeout)
     if not result.ok:
         raise DeviceCommandError(f"installing {result.package} failed: {result.describe()}")
     info = packages.package_info(client, result.package)

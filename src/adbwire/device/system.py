@@ -12,7 +12,6 @@ from adbwire.device.errors import VerificationError
 from adbwire.device.settings.orientation import display_orientation
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
-from adbwire.wire.services import control
 
 REBOOT_MODES = ("system", "bootloader", "recovery", "sideload", "fastboot")
 POLL_SECONDS = 0.25
@@ -111,4 +110,4 @@ def reboot(client: AdbClient, mode: str = "system") -> None:
     """Ask adbd to reboot; the connection drops, which is the expected outcome."""
     if mode not in REBOOT_MODES:
         raise UsageError(f"unknown reboot mode {mode!r}; use {', '.join(REBOOT_MODES)}")
-    control.reboot(client.connection, "" if mode == "system" else mode, timeout=10.0)
+    client.reboot("" if mode == "system" else mode, timeout=10.0)

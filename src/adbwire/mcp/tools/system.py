@@ -122,7 +122,7 @@ def _over_the_network(transport: Transport) -> bool:
 )
 async def set_airplane_mode(call: ToolCall, args: AirplaneArgs) -> ToolOutput:
     """Switch airplane mode and wait until the device's setting reads back, or fail."""
-    if args.enabled and _over_the_network(call.client.connection.transport):
+    if args.enabled and _over_the_network(call.client.transport):
         raise RefusedError(
             f"refusing airplane mode on {call.serial}: it is reached over the network, and "
             "airplane mode turns Wi-Fi off, so no later call could undo it"

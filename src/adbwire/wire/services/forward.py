@@ -221,6 +221,11 @@ class PortForwarder:
         self._forwards: dict[int, Forward] = {}
         self._closed = False
 
+    @property
+    def alive(self) -> bool:
+        """True until closed or until its connection failed."""
+        return not self._closed and self.connection.failure is None
+
     def forward(self, local: str, remote: str, *, rebind: bool = True) -> Forward:
         """Listen on `local` (tcp:PORT on 127.0.0.1) and relay each client to `remote`.
 
