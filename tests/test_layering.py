@@ -157,3 +157,21 @@ def imported_names(path: Path) -> list[str]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.extend(f"{node.module}.{alias.name}" for alias in node.names)
     return names
+
+
+@pytest.mark.parametrize(
+    "path",
+    [path for path in SOURCES if package_of(path) not in ("wire", "testing")],
+    ids=lambda p: str(p.relative_to(SOURCE)),
+)
+def test_only_wire_reaches_past_the_client(path: Path) -> None:
+    """`AdbClient` is the one way into the services: above wire/, nothing takes a client's
+    `.connection` (a variable named `client`, `*_client` or `client.*` is taken for one)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "connection":
+            owner = ast.unparse(node.value)
+            last = owner.rsplit(".", 1)[-1]
+            assert not (last == "client" or last.endswith("_client")), (
+                f"{path.relative_to(SOURCE)}:{node.lineno} reaches {owner}.connection"
+            )

@@ -19,7 +19,6 @@ from adbwire.cli import targets
 from adbwire.errors import UsageError
 from adbwire.wire.services.reverse import (
     DEFAULT_MAX_STREAMS,
-    ReverseForwarder,
     check_reverse_local,
     check_reverse_remote,
 )
@@ -66,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
         check_reverse_local(args.local)
     with (
         targets.connect(args) as client,
-        ReverseForwarder(
-            client.connection, max_streams=args.max_connections, timeout=args.timeout
+        client.reverse_forwarder(
+            max_streams=args.max_connections, timeout=args.timeout
         ) as reverser,
     ):
         if args.list:
@@ -92,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
         reverser.wait()
-        failure = client.connection.failure
+        failure = client.failure
         if failure is not None:
             raise failure
     return 0

@@ -97,12 +97,12 @@ class _Entry:
 
     def healthy(self) -> bool:
         client = self.client
-        return client is not None and client.connection.failure is None
+        return client is not None and client.alive
 
     def ready_client(self) -> AdbClient | None:
         """The connected client, without waiting; None if it must (re)connect."""
         client = self.client
-        if client is not None and client.connection.failure is None:
+        if client is not None and client.alive:
             return client
         return None
 

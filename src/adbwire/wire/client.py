@@ -10,15 +10,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
 from adbwire.wire.connection import Connection, Signer, StateListener
 from adbwire.wire.keys import AdbKey, load_keys
-from adbwire.wire.pairing.client import DEFAULT_PAIRING_TIMEOUT, PairingResult
-from adbwire.wire.pairing.client import pair as pair_device
 from adbwire.wire.services import control, install, sync
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
@@ -33,13 +31,19 @@ from adbwire.wire.services.install_result import (
     UserSpec,
 )
 from adbwire.wire.services.reconnect import tcp_connection_factory
-from adbwire.wire.services.reverse import ReverseForwarder, ReverseListing
+from adbwire.wire.services.reverse import DEFAULT_MAX_STREAMS, ReverseForwarder, ReverseListing
 from adbwire.wire.services.shell import ShellProcess, ShellResult
 from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
 from adbwire.wire.services.sync.pull_plan import EntriesCallback
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
+
+if TYPE_CHECKING:  # pairing needs OpenSSL: loaded only by `pair`
+    from adbwire.wire.pairing.client import PairingResult
+
+DEFAULT_PAIRING_TIMEOUT = Timeouts().connect
+"""As pairing.client's, without importing it."""
 
 ConnectionFactory = Callable[[], Connection]
 ClientFactory = Callable[[], "Connection | AdbClient"]
@@ -135,6 +139,8 @@ class AdbClient:
         the phone trusts the key: connect to the address of the Wireless debugging screen.
         Raises PairingCodeError for a wrong code (docs/wireless.md).
         """
+        from adbwire.wire.pairing.client import pair as pair_device  # noqa: PLC0415
+
         return pair_device(address, code, key, timeout=timeout)
 
     # ----------------------------------------------------------- identity
@@ -156,6 +162,11 @@ class AdbClient:
     def alive(self) -> bool:
         """False once the link failed (the device went away, a protocol error)."""
         return self.connection.failure is None
+
+    @property
+    def failure(self) -> AdbwireError | None:
+        """Why the link failed; None while it is up."""
+        return self.connection.failure
 
     @property
     def transport(self) -> Transport:
@@ -396,6 +407,13 @@ class AdbClient:
         return PortForwarder(
             self.connection, max_connections=max_connections, open_timeout=open_timeout
         )
+
+    def reverse_forwarder(
+        self, *, max_streams: int = DEFAULT_MAX_STREAMS, timeout: float | None = None
+    ) -> ReverseForwarder:
+        """A reverse forwarder of its own over this client's link (the caller closes it);
+        `reverse` uses one the client keeps. A link relays for one forwarder at a time."""
+        return ReverseForwarder(self.connection, max_streams=max_streams, timeout=timeout)
 
     @property
     def forwards(self) -> list[Forward]:
