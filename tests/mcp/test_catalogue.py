@@ -77,6 +77,11 @@ RISK_TABLE: dict[str, Risk] = {
     "screen_recording": Risk.ACTION,
     "list_notifications": Risk.READ,
     "open_notifications": Risk.ACTION,
+    "list_processes": Risk.READ,
+    "network_info": Risk.READ,
+    "activity_stack": Risk.READ,
+    "current_fragments": Risk.READ,
+    "run_instrumentation": Risk.ACTION,
 }
 # Budget of tools/list as a client receives it (compact JSON), per profile: the default
 # (standard) profile is what most sessions read before their first call; the full one adds

@@ -12,14 +12,16 @@ stream parser, whose start/finish events a caller turns into progress.
 from __future__ import annotations
 
 import codecs
+import os
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from adbwire.device import commands, output_cap
-from adbwire.device.errors import NotFoundError
+from adbwire.device.errors import AlreadyExistsError, NotFoundError
 from adbwire.device.parsers.instrumentation import (
     CaseResult,
     CaseStarted,
@@ -42,6 +44,7 @@ _RESERVED_KEYS = frozenset({"class"})
 """Set from `tests`, so the filter has one spelling."""
 
 Event = CaseStarted | CaseResult
+EventHandler = Callable[[Event], None]
 
 
 @dataclass(frozen=True)
@@ -104,21 +107,24 @@ def run_instrumentation(
     *,
     tests: Sequence[str] = (),
     arguments: Mapping[str, str] | None = None,
-    on_event: Callable[[Event], None] | None = None,
+    on_event: EventHandler | None = None,
     timeout: float = 900.0,
 ) -> InstrumentationRun:
     """Run the tests and return what the status stream says, the log kept on the host."""
     argv = instrument_argv(target, tests, arguments)
     partial = log_path.with_name(log_path.name + ".part")
+    if log_path.exists():
+        raise AlreadyExistsError(f"{log_path.name} exists; choose another log name")
     log_path.parent.mkdir(parents=True, exist_ok=True)
     stream = InstrumentationStream()
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     deadline = Deadline(timeout, f"am instrument {target.component}")
     started = time.monotonic()
     size = 0
+    log = _new_file(partial)
     try:
         with (
-            partial.open("xb") as log,
+            log,
             client.start_shell(
                 shell_quote.join(argv), timeout=timeout, max_output=output_cap.current()
             ) as process,
@@ -138,8 +144,7 @@ def run_instrumentation(
                 stream.feed_text(decoder.decode(tail))
         stream.feed_text(decoder.decode(b"", final=True))
     except BaseException:
-        if partial.exists():
-            partial.replace(log_path.with_name(log_path.stem + ".incomplete" + log_path.suffix))
+        partial.replace(log_path.with_name(log_path.stem + ".incomplete" + log_path.suffix))
         raise
     partial.replace(log_path)
     return InstrumentationRun(
@@ -149,6 +154,12 @@ def run_instrumentation(
         log_path=log_path,
         log_bytes=size,
     )
+
+
+def _new_file(path: Path) -> BinaryIO:
+    """Create `path` for writing; never an existing file, never through a symlink."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    return os.fdopen(os.open(path, flags, 0o644), "wb")
 
 
 def stop_target(client: AdbClient, target: InstalledInstrumentation) -> None:

@@ -116,7 +116,8 @@ ERROR_CODES: dict[ErrorCode, tuple[str, NextAction, bool]] = {
     ),
     ErrorCode.DEVICE_DISCONNECTED: ("the device went away", NextAction.RETRY, True),
     ErrorCode.DEVICE_BUSY: (
-        "the device already has as many calls running and queued as it takes",
+        "the device is busy: as many calls queued as it takes, or another install or test "
+        "run holds it (details.holder says who, since when)",
         NextAction.RETRY,
         True,
     ),

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from adbwire import errors
 from adbwire.device import errors as device_errors
+from adbwire.device.heavy_jobs import HeavyJobBusyError
 from adbwire.mcp.results.envelope import ErrorCode, NextAction, ToolFailure
 
 # Most specific first: the first matching class decides the code.
@@ -39,6 +42,7 @@ _BY_TYPE: tuple[tuple[type[BaseException], ErrorCode], ...] = (
     (errors.OperationCancelledError, ErrorCode.CANCELLED),
     (errors.DeviceQueueFullError, ErrorCode.DEVICE_BUSY),
     (errors.AdbTimeoutError, ErrorCode.TIMEOUT),
+    (HeavyJobBusyError, ErrorCode.DEVICE_BUSY),
 )
 
 
@@ -72,6 +76,8 @@ def from_exception(exc: BaseException) -> ToolFailure | None:
         retryable, next_action = False, NextAction.NONE  # the session differs from the recording
     if isinstance(exc, errors.OutputTooLargeError):
         details["cap_bytes"] = exc.limit
+    if isinstance(exc, HeavyJobBusyError) and exc.holder is not None:
+        details["holder"] = asdict(exc.holder)
     if isinstance(exc, errors.StreamRefusedError):
         details["service"] = exc.service.split(":", 1)[0]
     return ToolFailure(code, str(exc), details, next_action, retryable)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from adbwire.mcp.registry import ToolSpec
 from adbwire.mcp.tools import (
+    activity,
     apps,
     crashes,
     devices,
@@ -14,9 +15,12 @@ from adbwire.mcp.tools import (
     forwards,
     gestures,
     install,
+    instrumentation,
     logs,
+    network,
     notifications,
     packages,
+    processes,
     properties,
     recording,
     screen,
@@ -38,6 +42,10 @@ FAMILIES: list[list[ToolSpec]] = [
     logs.TOOLS,
     crashes.TOOLS,
     system.TOOLS,
+    processes.TOOLS,
+    network.TOOLS,
+    activity.TOOLS,
+    instrumentation.TOOLS,
     shell.TOOLS,
     forwards.TOOLS,
     ui.TOOLS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from adbwire.device import install as ops
+from adbwire.device.heavy_jobs import heavy_job
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
@@ -49,14 +50,16 @@ async def install_apk(call: ToolCall, args: InstallArgs) -> ToolOutput:
         grant_permissions=args.grant_permissions,
         allow_test=args.allow_test_packages,
     )
-    done = await call.run(
-        ops.install_apk,
-        call.client,
-        apk,
-        options,
-        cap=call.app.policy.max_transfer_bytes,
-        progress=call.progress_from_thread(f"installing {apk.name}"),
-    )
+    assert call.serial is not None
+    with heavy_job(call.serial, f"install_apk {apk.name}"):  # one install or test run at a time
+        done = await call.run(
+            ops.install_apk,
+            call.client,
+            apk,
+            options,
+            cap=call.app.policy.max_transfer_bytes,
+            progress=call.progress_from_thread(f"installing {apk.name}"),
+        )
     data = Installed(
         package=done.package,
         version_name=done.version_name,

@@ -2,8 +2,8 @@
 8-9 layout of ``dumpsys activity activities`` (``Stack #N: type=...`` / ``TaskRecord{...}``).
 
 The fragment trees are the default scenario's app (com.example.notes), by screen: its list
-and editor are Navigation destinations inside a NavHostFragment, its settings a
-PreferenceFragmentCompat; its vault is a Compose screen (a ComponentActivity, so no
+and editor are Navigation destinations inside a NavHostFragment (the editor also holds a
+hidden bottom sheet); its settings and vault are Compose screens (a ComponentActivity, so no
 fragment manager is printed at all). Screens not listed here host no fragments. The layout
 follows AndroidX's FragmentManager and FragmentActivity dumps.
 """
@@ -74,13 +74,8 @@ FRAGMENTS_BY_SCREEN: dict[str, tuple[SimFragment, ...]] = {
             ),
         ),
     ),
-    "settings": (
-        SimFragment(
-            "SettingsFragment", "c0ffee00-1111-4222-8333-944455556666", 0x7F0A00F2, tag="settings"
-        ),
-    ),
 }
-COMPOSE_SCREENS = frozenset({"vault"})
+COMPOSE_SCREENS = frozenset({"settings", "vault"})
 
 
 def dump_package_activities(state: AndroidState, package: str) -> str:
