@@ -106,13 +106,18 @@ def capture(
         chosen = paths.choose() if paths is not None else "raw"
         order = [chosen, _other(chosen)]
     for path in order:
+        started = time.monotonic()
         try:
-            image = _read(reader, path, max_pixels, paths)
+            image, output = _read(reader, path, max_pixels, paths)
         except _Unreadable as unreadable:
             if path == order[-1]:
                 raise unreadable.error from None
             continue
-        return _frame(image, path)
+        frame = _frame(image, path)
+        if paths is not None:  # the first reduction is counted: RGBA from a PNG takes longer
+            seconds = time.monotonic() - started
+            paths.record(path, seconds, len(output.data), output.transfer_seconds)
+        return frame
     raise AssertionError("unreachable: the last path raises")
 
 
@@ -122,9 +127,8 @@ def _other(path: CapturePath) -> CapturePath:
 
 def _read(
     reader: FrameReader, path: CapturePath, max_pixels: int, paths: CapturePaths | None
-) -> Image.Image:
-    """The frame over one path as an RGB(X) image, its cost recorded in ``paths``."""
-    started = time.monotonic()
+) -> tuple[Image.Image, Output]:
+    """The frame over one path as an image (RGB, RGBX or RGBA), and the output it came from."""
     try:
         if path == "raw":
             output = reader.read(
@@ -149,13 +153,7 @@ def _read(
         raise  # the other path's frame of the same screen is just as large
     except DeviceCommandError as exc:
         raise _Unreadable(exc) from None
-    if paths is not None:
-        _record(paths, path, output, time.monotonic() - started)
-    return image
-
-
-def _record(paths: CapturePaths, path: CapturePath, output: Output, seconds: float) -> None:
-    paths.record(path, seconds, len(output.data), output.transfer_seconds)
+    return image, output
 
 
 def decode_png(png: bytes | memoryview, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
