@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+import pytest
 
 from adbwire.mcp.runtime import ToolCall
+from adbwire.mcp.server.client_session import serve_session
+from adbwire.mcp.trace import recorder as recorder_module
 from adbwire.mcp.trace import start_trace
 from adbwire.mcp.trace.format import read_trace
 from adbwire.mcp.trace.recorder import TracedCall, TraceRecorder
+from adbwire.mcp.trace.writer import Shot
+from adbwire.wire.client import AdbClient
 from tests.mcp.harness import WAIT, connected, make_app, simulated
 from tests.trace.flows import FLOW, SECRET, record_flow
 
@@ -102,3 +110,32 @@ async def test_concurrent_calls_are_numbered_as_they_arrive(tmp_path: Path) -> N
         (1, "wait_for_element"),
         (2, "get_property"),
     ]
+
+
+async def test_the_next_action_waits_for_the_screen_after_the_last_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen after an action is taken on the writer's thread; the device's next action
+    takes its 'before' only once that is done, and closing the session takes the last one."""
+    captures: list[tuple[str, float, float]] = []
+    original = recorder_module._grab
+
+    def slow_grab(client: AdbClient) -> Shot:
+        started = time.monotonic()
+        if threading.current_thread().name == "adbwire-trace":
+            time.sleep(0.3)  # a slow 'after': the next 'before' must still come later
+        shot = original(client)
+        captures.append((threading.current_thread().name, started, time.monotonic()))
+        return shot
+
+    monkeypatch.setattr(recorder_module, "_grab", slow_grab)
+    async with serve_session(simulate=True, trace=tmp_path / "trace") as session:
+        for _ in range(2):
+            assert not (await session.call_tool("tap", {"x": 10, "y": 10})).is_error
+    writer = [c for c in captures if c[0] == "adbwire-trace"]
+    assert len(captures) == 4 and len(writer) == 2  # two 'before', two 'after'
+    intervals = sorted(captures, key=lambda c: c[1])
+    assert all(a[2] <= b[1] for a, b in itertools.pairwise(intervals))  # none overlap
+    assert [c[0] == "adbwire-trace" for c in intervals] == [False, True, False, True]
+    steps = read_trace(tmp_path / "trace").steps
+    assert all("file" in s["screens"][m] for s in steps for m in ("before", "after"))

@@ -41,10 +41,10 @@ class App:
         return LocalRoot(self.policy.local_root)
 
     def close(self) -> None:
+        if self.trace is not None:  # first: its last screens are taken from the devices
+            self.trace.close()
         for service in self.services.values():
             close = getattr(service, "close", None)
             if callable(close):
                 close()
         self.devices.close()
-        if self.trace is not None:
-            self.trace.close()

@@ -141,6 +141,8 @@ def _close_collecting_unused(app: App, stack: contextlib.ExitStack) -> list[str]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
+            if app.trace is not None:  # its last screens are taken from the devices
+                app.trace.close()
             app.devices.close()
         finally:
             stack.close()

@@ -2,20 +2,26 @@
 
     call.trace = app.trace.start(call, raw)     # as the call arrives: its number, arguments
     await call.trace.before()                   # just before the handler: the screen
-    await call.trace.finish(result, outcome)    # after: the screen again, then the record
+    await call.trace.finish(result, outcome)    # after: the record; the screen is due
 
-With tracing off `app.trace` is None and the runtime skips all three. With it on, calls that
-change what the screen shows (`shows_screen`) cost two captures, each downscaled at once;
-encoding and writing happen on the writer's thread. A capture that fails or takes longer
-than `CAPTURE_TIMEOUT` leaves the step without that screen, never fails the call.
+With tracing off `app.trace` is None and the runtime skips all three. With it on, a call
+that acts on what the screen shows (`shows_screen`) waits for one capture, the screen before
+it, downscaled at once. The screen after it is taken on the writer's thread while the agent
+reads the result (bounded by the capture's own deadline); the device's next action waits
+for that capture first (at most `CAPTURE_TIMEOUT`), so a 'before' is never taken ahead of
+the previous 'after'. Encoding and writing happen on the writer's thread too. A capture
+that fails or times out leaves the step without that screen, with the reason; tracing never
+fails a call.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import io
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +37,7 @@ from adbwire.errors import AdbwireError
 from adbwire.mcp.safety.audit import now_iso, redact_secrets, shorten_arguments
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.trace import extract
-from adbwire.mcp.trace.writer import Shot, TraceWriter
+from adbwire.mcp.trace.writer import Capture, Shot, TraceWriter
 from adbwire.wire.aio import run_blocking
 from adbwire.wire.client import AdbClient
 
@@ -78,23 +84,37 @@ class TraceRecorder:
 
     def __init__(self, writer: TraceWriter) -> None:
         self.writer = writer
+        self._screens_after: dict[str, threading.Event] = {}
+        """Per device, the screen after its last action: set once taken."""
 
     @property
     def directory(self) -> Path:
         return self.writer.directory
 
     def start(self, call: ToolCall, raw: dict[str, Any]) -> TracedCall:
-        return TracedCall(self.writer, call, raw)
+        return TracedCall(self, call, raw)
+
+    async def settled(self, serial: str) -> None:
+        """Wait (at most `CAPTURE_TIMEOUT`) until the screen after the device's last action
+        is taken, so the next action's 'before' is never taken ahead of it."""
+        taken = self._screens_after.get(serial)
+        if taken is not None and not taken.is_set():
+            await anyio.to_thread.run_sync(taken.wait, CAPTURE_TIMEOUT)
+
+    def taking_after(self, serial: str, taken: threading.Event) -> None:
+        self._screens_after[serial] = taken
 
     def close(self) -> None:
+        """Take the screens still due and write everything (call before the devices close)."""
         self.writer.close()
 
 
 class TracedCall:
     """One call being recorded."""
 
-    def __init__(self, writer: TraceWriter, call: ToolCall, raw: dict[str, Any]) -> None:
-        self._writer = writer
+    def __init__(self, recorder: TraceRecorder, call: ToolCall, raw: dict[str, Any]) -> None:
+        self._recorder = recorder
+        self._writer = writer = recorder.writer
         self._call = call
         self._started = time.monotonic()
         self._overhead = 0.0
@@ -115,19 +135,22 @@ class TracedCall:
 
     async def before(self) -> None:
         """The screen as the action finds it (only for calls that act on the screen)."""
-        if not shows_screen(self._call) or self._call.serial is None:
+        serial = self._call.serial
+        if not shows_screen(self._call) or serial is None:
             return
         began = time.monotonic()
         self._acting = True
         try:
-            self._tree_before = _history(self._call).tree(self._call.serial)
+            await self._recorder.settled(serial)
+            self._tree_before = _history(self._call).tree(serial)
             await self._take("before")
         except Exception:  # tracing must never fail the call it watches
             log.exception("trace: the screen before %s was not recorded", self._call.spec.name)
         self._overhead += time.monotonic() - began
 
     async def finish(self, result: CallToolResult | InputRequiredResult, outcome: str) -> None:
-        """Describe the finished call, take the screen after an action, hand it to the writer."""
+        """Describe the finished call and hand it to the writer; after an action, the writer
+        takes the screen while the agent reads the result (the next action waits for it)."""
         began = time.monotonic()
         record = self._record
         record["duration_ms"] = round((began - self._started - self._overhead) * 1000)
@@ -136,13 +159,15 @@ class TracedCall:
         try:
             if isinstance(result, CallToolResult):
                 await self._describe(result)
-            if self._acting:
-                await self._take("after")
         except Exception:
             log.exception("trace: the result of %s was not fully recorded", self._call.spec.name)
-        self._overhead += time.monotonic() - began
-        record["trace_ms"] = round(self._overhead * 1000)
-        await anyio.to_thread.run_sync(self._submit)
+        later = None
+        if self._acting and self._call.serial is not None:
+            later = ("after", functools.partial(_grab, self._call.client))
+        record["trace_ms"] = round((self._overhead + time.monotonic() - began) * 1000)
+        taken = await anyio.to_thread.run_sync(self._submit, later)
+        if later is not None and self._call.serial is not None:
+            self._recorder.taking_after(self._call.serial, taken)
 
     def cancelled(self) -> None:
         """The call was cancelled: what is known so far, without waiting for anything."""
@@ -154,10 +179,10 @@ class TracedCall:
 
     # ------------------------------------------------------------------ the parts
 
-    def _submit(self) -> None:
+    def _submit(self, later: tuple[str, Capture] | None = None) -> threading.Event:
         if self._missing:
             self._record["screens"] = {k: {"missing": v} for k, v in self._missing.items()}
-        self._writer.submit(self._record, self._shots)
+        return self._writer.submit(self._record, self._shots, later)
 
     async def _describe(self, result: CallToolResult) -> None:
         record = self._record

@@ -16,7 +16,8 @@ import logging
 import os
 import queue
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,10 +48,17 @@ class Shot:
     device_height: int
 
 
+Capture = Callable[[], Shot]
+"""Takes a screen on the writer's thread (the screen after an action, while the agent reads
+the result); raising leaves the step without it, with the reason."""
+
+
 @dataclass
 class _Job:
     record: dict[str, Any]
     shots: dict[str, Shot]
+    later: tuple[str, Capture] | None = None
+    taken: threading.Event = field(default_factory=threading.Event)
 
 
 class TraceWriter:
@@ -105,11 +113,21 @@ class TraceWriter:
             self._index += 1
             return self._index
 
-    def submit(self, record: dict[str, Any], shots: dict[str, Shot]) -> None:
-        """Queue a finished call (`record` gets its ``screens`` when written); blocks while
-        the queue is full."""
-        if not self._closed:
-            self._queue.put(_Job(record, shots))
+    def submit(
+        self,
+        record: dict[str, Any],
+        shots: dict[str, Shot],
+        later: tuple[str, Capture] | None = None,
+    ) -> threading.Event:
+        """Queue a finished call (`record` gets its ``screens`` when written), and `later`,
+        a screen to take first on the writer's thread; blocks while the queue is full. The
+        event is set once that screen is taken (or failed)."""
+        job = _Job(record, shots, later)
+        if self._closed:
+            job.taken.set()
+        else:
+            self._queue.put(job)
+        return job.taken
 
     def flush(self) -> None:
         """Wait until every call submitted so far is on disk."""
@@ -134,13 +152,26 @@ class TraceWriter:
             try:
                 if job is None:
                     return
+                if job.later is not None:
+                    self._take(job, *job.later)
                 if not self._broken:
                     self._write(job)
             except Exception:  # a trace must never take the server down
                 log.exception("trace recording stopped: writing %s failed", self.directory)
                 self._broken = True
             finally:
+                if job is not None:
+                    job.taken.set()
                 self._queue.task_done()
+
+    def _take(self, job: _Job, moment: str, capture: Capture) -> None:
+        try:
+            job.shots[moment] = capture()
+        except Exception as exc:  # a device gone, a timeout: the step says so
+            screens = job.record.setdefault("screens", {})
+            screens[moment] = {"missing": f"no screen: {str(exc)[:200]}"}
+        finally:
+            job.taken.set()
 
     def _write(self, job: _Job) -> None:
         record = job.record
