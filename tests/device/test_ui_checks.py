@@ -11,6 +11,8 @@ from adbwire.device.parsers import UiHierarchy, parse_ui_xml
 from adbwire.device.ui import Selector
 from adbwire.device.ui import actions as ui_actions
 from adbwire.device.ui.checks import check
+from adbwire.device.ui.errors import NoMatchError
+from adbwire.device.ui.select import resolve_one, suggest
 from adbwire.errors import DisconnectedError, UsageError
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import Sim, drop_link_at_next_dump, simulated
@@ -100,9 +102,42 @@ def test_several_matches_fail_with_the_candidates_as_evidence() -> None:
     notes = parse_ui_xml(data.read_bytes())
     result = check(notes, Selector("note_title"), "enabled")
     assert not result.passed and result.matches == 3
-    assert "e11" in result.evidence and "e19" in result.evidence
+    # each title stands for its clickable row, as tap_element would act on it
+    assert "e10 " in result.evidence and "e18 " in result.evidence
     with pytest.raises(UsageError):
         check(notes, Selector("note_title"), "text_equals")
+
+
+def settings_screen() -> UiHierarchy:
+    data = resources.files("adbwire.testing") / "data" / "screens" / "settings.xml"
+    return parse_ui_xml(data.read_bytes())
+
+
+def test_a_label_is_checked_through_the_row_it_labels() -> None:
+    screen = settings_screen()
+    synced = check(screen, Selector("Sync notes"), "checked")
+    assert synced.passed and synced.actual == "true" and synced.matches == 1
+    assert (
+        synced.evidence.startswith("e14 ") and '(for e15 TextView "Sync notes"' in synced.evidence
+    )
+    assert check(screen, Selector("Dark theme"), "unchecked").passed
+    assert not check(screen, Selector("Sync notes"), "unchecked").passed
+    assert check(screen, Selector("Sync notes"), "enabled").passed
+    # the row's own switch is the same element to a user: one match, not two
+    assert check(screen, Selector("Sync notes", match="contains"), "checked").matches == 1
+
+
+def test_a_query_that_finds_nothing_names_the_closest_labels() -> None:
+    screen = settings_screen()
+    assert suggest(screen, Selector("Sync")) == ["Sync notes", "Last synced 10:02"]
+    assert suggest(screen, Selector("Setings")) == ["Settings"]  # a typo
+    assert suggest(screen, Selector("zzz")) == []
+    assert suggest(screen, Selector("S.*", match="regex")) == []
+    failed = check(screen, Selector("Sync"), "checked")
+    assert not failed.passed and "closest labels: 'Sync notes'" in failed.evidence
+    with pytest.raises(NoMatchError) as caught:
+        resolve_one(screen, Selector("dark"))
+    assert caught.value.suggestions == ("Dark theme", "Use a dark background")
 
 
 def test_assert_element_reads_the_device() -> None:

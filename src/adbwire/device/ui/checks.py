@@ -14,7 +14,7 @@ from typing import Literal
 from adbwire.device.parsers import UiElement, UiHierarchy, parse_ui_xml
 from adbwire.device.ui.compact import element_line, merged_labels
 from adbwire.device.ui.dump import dump_ui
-from adbwire.device.ui.select import Selector, find
+from adbwire.device.ui.select import Selector, find, state_element, suggest, tap_target
 from adbwire.errors import AdbwireError, DisconnectedError, OperationCancelledError, UsageError
 from adbwire.wire.client import AdbClient
 
@@ -55,6 +55,8 @@ class WaitResult:
     """The first match when waiting for it to appear."""
     error: str | None = None
     hierarchy: UiHierarchy | None = None
+    suggestions: tuple[str, ...] = ()
+    """The closest labels when the element never appeared."""
 
 
 def wait_for_element(
@@ -87,7 +89,8 @@ def wait_for_element(
                 first = found[0] if found else None
                 return WaitResult(True, elapsed, reads, first, None, hierarchy)
         if elapsed + poll > timeout:
-            return WaitResult(False, elapsed, reads, None, error, hierarchy)
+            close = tuple(suggest(hierarchy, selector)) if hierarchy and appear else ()
+            return WaitResult(False, elapsed, reads, None, error, hierarchy, close)
         time.sleep(poll)
 
 
@@ -117,17 +120,30 @@ def check(
         if len(found) > 1:
             evidence = f"{len(found)} matches, first: {evidence}"
         return AssertResult(bool(found) == (expect == "visible"), what, evidence, len(found))
-    if len(found) != 1:
-        evidence = (
-            f"nothing visible matches {selector.describe()}"
-            if not found
-            else f"{len(found)} elements match; narrow the selector: "
-            + "; ".join(element_line(e) for e in found[:5])
-        )
-        return AssertResult(False, what, evidence, len(found))
-    element = found[0]
+    # one element model: a label and the row it labels are one element; flags are read
+    # from the checkable/clickable element a user would operate
+    flags = expect in _FLAG_CHECKS
+    resolved: dict[str, UiElement] = {}
+    for match in found:
+        subject = state_element(hierarchy, match) if flags else match
+        resolved.setdefault(tap_target(hierarchy, subject).id, subject)
+    subjects = list(resolved.values())
+    if len(subjects) != 1:
+        if subjects:
+            evidence = f"{len(subjects)} elements match; narrow the selector: " + "; ".join(
+                element_line(e) for e in subjects[:5]
+            )
+        else:
+            close = suggest(hierarchy, selector)
+            evidence = f"nothing visible matches {selector.describe()}"
+            evidence += f"; closest labels: {', '.join(map(repr, close))}" if close else ""
+        return AssertResult(False, what, evidence, len(subjects))
+    element = subjects[0]
+    label = found[0] if found[0] is not element else None
     evidence = element_line(element, merged_labels(hierarchy).get(element.id))
-    if expect in _FLAG_CHECKS:
+    if label is not None:
+        evidence += f" (for {element_line(label)})"
+    if flags:
         attribute, wanted = _FLAG_CHECKS[expect]
         actual = bool(getattr(element, attribute))
         return AssertResult(actual == wanted, what, evidence, 1, str(actual).lower())

@@ -24,11 +24,13 @@ class UiNotIdleError(UiDumpError):
 
 
 class NoMatchError(NotFoundError):
-    """No element on the screen matches the selector."""
+    """No element on the screen matches the selector; ``suggestions`` are the closest
+    labels on the screen (possibly none)."""
 
-    def __init__(self, message: str, *, selector: str) -> None:
+    def __init__(self, message: str, *, selector: str, suggestions: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.selector = selector
+        self.suggestions = tuple(suggestions)
 
 
 class AmbiguousMatchError(UsageError):

@@ -11,11 +11,18 @@ query names its field with a prefix (``id:save_button``, ``desc:Back``, ``text:S
 
 Matching is ``exact`` (whole value, surrounding whitespace ignored; for resource-ids the
 part after ``:id/`` is enough), ``contains`` (case-insensitive) or ``regex`` (Python
-``re.search``, case-sensitive).
+``re.search``, case-sensitive). When nothing matches, ``suggest`` names the closest labels
+on the screen (similar spelling, or containing the query), so a caller can retry.
+
+One element model for every tool: a match is resolved to what a user would act on —
+``tap_target`` (the nearest clickable ancestor) for touches, ``state_element`` (the
+element itself when checkable, else its touch target or the one checkable control in it)
+for checked/enabled checks — and matches that resolve to the same element count as one.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -32,6 +39,7 @@ AUTO_ORDER: tuple[By, ...] = ("id", "desc", "text", "hint")
 MAX_QUERY = 500
 MAX_REGEX = 200
 MAX_CANDIDATES = 10
+MAX_SUGGESTIONS = 5
 _SEARCHED_CHARS = 2000  # a regex never runs over more than this much of a value
 _ELEMENT_ID = re.compile(r"^e\d{1,6}$")
 
@@ -159,6 +167,55 @@ def tap_target(
     return element
 
 
+def state_element(hierarchy: UiHierarchy, element: UiElement) -> UiElement:
+    """The element whose state (checked, enabled) a check on ``element`` reads: itself when
+    checkable, else its touch target when that is checkable, else the one checkable
+    control inside the touch target (a settings row's switch), else the touch target."""
+    if element.checkable:
+        return element
+    target = tap_target(hierarchy, element)
+    if target.checkable:
+        return target
+    inside = [
+        e
+        for e in hierarchy.elements
+        if e.checkable and target in hierarchy.ancestors(e) and not e.bounds.is_empty
+    ]
+    return inside[0] if len(inside) == 1 else target
+
+
+def labels(element: UiElement) -> list[str]:
+    return [v.strip() for v in (element.text, element.content_desc, element.hint) if v.strip()]
+
+
+def suggest(hierarchy: UiHierarchy, selector: Selector) -> list[str]:
+    """Up to ``MAX_SUGGESTIONS`` labels on the screen close to the query: containing it
+    (case-insensitive), then similar in spelling; none for an element id or a regex."""
+    if selector.query is None or selector.match == "regex":
+        return []
+    query = selector.query.strip().casefold()
+    if not query:
+        return []
+    shown = [e for e in _scope(hierarchy, selector.within) if not e.bounds.is_empty]
+    seen = list(dict.fromkeys(label for e in shown for label in labels(e)))
+    near = [label for label in seen if query in label.casefold()]
+    folded = {label.casefold()[:200]: label for label in seen}
+    close = difflib.get_close_matches(query, list(folded), n=MAX_SUGGESTIONS, cutoff=0.6)
+    near += [folded[c] for c in close if folded[c] not in near]
+    return near[:MAX_SUGGESTIONS]
+
+
+def no_match(hierarchy: UiHierarchy, selector: Selector) -> NoMatchError:
+    """The error for a selector that matches nothing, with the closest labels."""
+    found = suggest(hierarchy, selector)
+    hint = f"; closest labels: {', '.join(repr(s) for s in found)}" if found else ""
+    return NoMatchError(
+        f"nothing on screen matches {selector.describe()}{hint}",
+        selector=selector.describe(),
+        suggestions=found,
+    )
+
+
 def tap_point(element: UiElement, target: UiElement) -> tuple[int, int]:
     """Where to touch: the centre of the part of ``element`` inside ``target``."""
     a, b = element.bounds, target.bounds
@@ -189,9 +246,7 @@ def resolve_one(
     """
     matches = find(hierarchy, selector)
     if not matches.elements or matches.matched_by is None:
-        raise NoMatchError(
-            f"nothing on screen matches {selector.describe()}", selector=selector.describe()
-        )
+        raise no_match(hierarchy, selector)
     by_target: dict[str, tuple[UiElement, UiElement]] = {}
     for element in matches.elements:
         target = tap_target(hierarchy, element, long_press=long_press)

@@ -26,7 +26,7 @@ from adbwire.device.ui import (
 )
 from adbwire.device.ui import actions as ops
 from adbwire.device.ui.checks import Expectation
-from adbwire.device.ui.select import parse_query
+from adbwire.device.ui.select import parse_query, suggest
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import PROFILES, Risk
@@ -118,6 +118,7 @@ class FoundList(Result):
     count: int
     matched_by: str | None = None
     elements: list[Found]
+    suggestions: list[str] | None = None
 
 
 def found(hierarchy: UiHierarchy, element: UiElement, merged: dict[str, str]) -> Found:
@@ -139,8 +140,9 @@ def found(hierarchy: UiHierarchy, element: UiElement, merged: dict[str, str]) ->
     example={"query": "Save"},
 )
 async def find_elements(call: ToolCall, args: Target) -> ToolOutput:
-    """Elements whose id/test tag, else desc, text or hint, matches query (prefix id:, desc:,
-    text: or hint: picks one; e12 is an element id)."""
+    """Elements matching query: id/test tag, else desc, text, hint (id:, desc:, text:, hint:
+    picks one; e12 is an element id); whole value unless match is contains/regex. None
+    found: the closest labels. tap target = the clickable ancestor actions use."""
     selector = args.selector()
     snapshot = await run_ui(call, read_ui, call.client)
     hierarchy = snapshot.hierarchy
@@ -148,7 +150,12 @@ async def find_elements(call: ToolCall, args: Target) -> ToolOutput:
     matches = find(hierarchy, selector)
     merged = merged_labels(hierarchy)
     shown = [found(hierarchy, e, merged) for e in matches.elements[:MAX_FOUND]]
-    data = FoundList(count=len(matches.elements), matched_by=matches.matched_by, elements=shown)
+    data = FoundList(
+        count=len(matches.elements),
+        matched_by=matches.matched_by,
+        elements=shown,
+        suggestions=suggest(hierarchy, selector) or None if not matches.elements else None,
+    )
     return ToolOutput(f"{data.count} match {selector.describe()}", data)
 
 
@@ -307,6 +314,7 @@ class Waited(Result):
     seconds: float
     element: str | None = None
     error: str | None = None
+    suggestions: list[str] | None = None
 
 
 @tool(
@@ -329,7 +337,13 @@ async def wait_for_element(call: ToolCall, args: WaitArgs) -> ToolOutput:
     )
     remember(call, result.hierarchy)
     line = element_line(result.element) if result.element else None
-    data = Waited(met=result.met, seconds=result.seconds, element=line, error=result.error)
+    data = Waited(
+        met=result.met,
+        seconds=result.seconds,
+        element=line,
+        error=result.error,
+        suggestions=list(result.suggestions) or None,
+    )
     return ToolOutput(f"{'met' if result.met else 'timed out'} after {result.seconds}s", data)
 
 
@@ -355,7 +369,8 @@ class Checked(Result):
     example={"query": "Pin to top", "expect": "unchecked"},
 )
 async def assert_element(call: ToolCall, args: AssertArgs) -> ToolOutput:
-    """Check an element; passed, with the evidence."""
+    """Check an element (matched as find_elements; checked/enabled read from the checkable
+    or clickable element the label belongs to); passed, with the evidence."""
     result = await run_ui(
         call, ops.assert_element, call.client, args.selector(), args.expect, args.value
     )

@@ -15,7 +15,13 @@ from pydantic import AfterValidator, Field
 
 from adbwire.device.parsers import UiHierarchy
 from adbwire.device.screen.history import ScreenHistory
-from adbwire.device.ui import AmbiguousMatchError, Selector, UiNotIdleError, element_line
+from adbwire.device.ui import (
+    AmbiguousMatchError,
+    NoMatchError,
+    Selector,
+    UiNotIdleError,
+    element_line,
+)
 from adbwire.device.ui import actions as ops
 from adbwire.device.ui.select import parse_query
 from adbwire.mcp.registry import ToolOutput
@@ -85,6 +91,11 @@ async def run_ui(call: ToolCall, func: Callable[P, T], *args: P.args, **kwargs: 
     """Run a device UI operation, turning its refusals into answers an agent can act on."""
     try:
         return await call.run(func, *args, **kwargs)
+    except NoMatchError as exc:
+        details: dict[str, object] = {"selector": exc.selector}
+        if exc.suggestions:
+            details["suggestions"] = list(exc.suggestions)
+        raise ToolFailure(ErrorCode.NOT_FOUND, str(exc), details) from None
     except AmbiguousMatchError as exc:
         candidates = [element_line(e) for e in exc.candidates[:10]]
         raise ToolFailure(
