@@ -27,7 +27,7 @@ def test_every_exported_name_resolves(package: object) -> None:
 
 def test_unknown_names_are_attribute_errors() -> None:
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
-        _ = adbwire.wire.Nope  # type: ignore[attr-defined]
+        _ = adbwire.wire.Nope
 
 
 def test_device_declares_each_public_module() -> None:

@@ -25,8 +25,8 @@ import anyio.to_thread
 from adbwire.errors import AdbwireError, DeviceQueueFullError
 from adbwire.wire.client import AdbClient, connect_tcp_many
 from adbwire.wire.connection import Signer
+from adbwire.wire.offloaded import offloaded
 from adbwire.wire.operation import Operation
-from adbwire.wire.services.shell import ShellResult
 from adbwire.wire.timeouts import Timeouts
 
 T = TypeVar("T")
@@ -144,6 +144,18 @@ class AsyncAdbClient:
         return cls(await _run_in_thread(_UNLIMITED, connect))
 
     @classmethod
+    async def connect_usb(
+        cls,
+        serial: str | None = None,
+        keys: Sequence[Signer] | None = None,
+        *,
+        timeouts: Timeouts | None = None,
+    ) -> AsyncAdbClient:
+        """The USB device with this serial (or the only one), off the loop."""
+        connect = functools.partial(AdbClient.connect_usb, serial, keys, timeouts=timeouts)
+        return cls(await _run_in_thread(_UNLIMITED, connect))
+
+    @classmethod
     async def connect_tcp_many(
         cls,
         addresses: Sequence[str],
@@ -172,36 +184,29 @@ class AsyncAdbClient:
         """Any blocking call on this device (e.g. a `device/` helper taking the AdbClient)."""
         return await self.lane.run(func, *args, **kwargs)
 
-    async def shell(
-        self,
-        command: str,
-        *,
-        stdin: bytes | None = None,
-        timeout: float | None = None,
-        max_output: int | None = None,
-    ) -> ShellResult:
-        return await self.lane.run(
-            self.client.shell, command, stdin=stdin, timeout=timeout, max_output=max_output
-        )
-
-    async def shell_argv(
-        self,
-        argv: Sequence[str],
-        *,
-        stdin: bytes | None = None,
-        timeout: float | None = None,
-        max_output: int | None = None,
-    ) -> ShellResult:
-        return await self.lane.run(
-            self.client.shell_argv, argv, stdin=stdin, timeout=timeout, max_output=max_output
-        )
-
-    async def exec_out(
-        self, command: str, *, timeout: float | None = None, max_output: int | None = None
-    ) -> bytes:
-        return await self.lane.run(
-            self.client.exec_out, command, timeout=timeout, max_output=max_output
-        )
+    # Each is the AdbClient method of the same name, run in this device's lane.
+    shell = offloaded(AdbClient.shell)
+    shell_argv = offloaded(AdbClient.shell_argv)
+    exec_out = offloaded(AdbClient.exec_out)
+    stat = offloaded(AdbClient.stat)
+    lstat = offloaded(AdbClient.lstat)
+    exists = offloaded(AdbClient.exists)
+    list_dir = offloaded(AdbClient.list_dir)
+    push = offloaded(AdbClient.push)
+    pull = offloaded(AdbClient.pull)
+    push_stream = offloaded(AdbClient.push_stream)
+    pull_stream = offloaded(AdbClient.pull_stream)
+    install = offloaded(AdbClient.install)
+    uninstall = offloaded(AdbClient.uninstall)
+    forward = offloaded(AdbClient.forward)
+    reverse = offloaded(AdbClient.reverse)
+    remove_reverse = offloaded(AdbClient.remove_reverse)
+    reboot = offloaded(AdbClient.reboot)
+    root = offloaded(AdbClient.root)
+    unroot = offloaded(AdbClient.unroot)
+    tcpip = offloaded(AdbClient.tcpip)
+    usb = offloaded(AdbClient.usb)
+    remount = offloaded(AdbClient.remount)
 
     async def aclose(self) -> None:
         await anyio.to_thread.run_sync(self.client.close, limiter=_UNLIMITED)
