@@ -7,17 +7,20 @@ differences are asserted as such, with the reason beside them (docs/cli.md lists
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from adbwire.testing import DEVICE_FEATURES, DeviceOptions, SimulatedDevice, running_device
+from adbwire.testing.userland.android.apk import build_apk
 from adbwire.wire.keys import AdbKey, default_key_path
 from tests.interop.adb_oracle import ADB, AdbOracle, free_port
 from tests.wire.services.loopback_servers import echo, loopback_server, speak_then_close
@@ -361,3 +364,71 @@ def test_an_endless_pipeline_ends_like_on_a_device(both: Both) -> None:
     """Stages run at once: `yes` is stopped by SIGPIPE once `head` has its line."""
     expected, actual = both.both("shell", "yes | head -1; echo done")
     assert expected == actual == (0, b"y\ndone\n", b"")
+
+
+# ---------------------------------------------------------------- install-multiple, bugreport
+
+
+def _normalized(outcome: Outcome) -> Outcome:
+    """Session numbers, report times and transfer rates differ from run to run; adb's
+    `adb:` prefix is our `adbwire:`."""
+    status, out, err = outcome
+
+    def scrub(text: bytes) -> bytes:
+        text = re.sub(rb"\d+(\.\d+)? MB/s \(\d+ bytes in [\d.]+s\)", b"RATE", text)
+        text = re.sub(rb"vmdl\d+", b"vmdlN", text)
+        text = re.sub(rb"\d{4}(-\d\d){5}\.zip", b"WHEN.zip", text)  # the device's clock
+        return re.sub(rb"^adb(wire)?: ", b"PREFIX: ", text, flags=re.MULTILINE)
+
+    return status, scrub(out), scrub(err)
+
+
+@pytest.fixture
+def split_apks(tmp_path: Path) -> dict[str, Path]:
+    made = {
+        "base": build_apk("com.split.app"),
+        "config": build_apk("com.split.app", split="config.en", activities=(), launcher=None),
+        "other": build_apk("com.other", split="x", activities=(), launcher=None),
+    }
+    paths = {}
+    for name, data in made.items():
+        paths[name] = tmp_path / f"{name}.apk"
+        paths[name].write_bytes(data)
+    return paths
+
+
+@pytest.mark.parametrize(
+    "pick",
+    [["base", "config"], ["base", "other"], [], ["missing"]],
+    ids=["base-and-split", "inconsistent-package", "no-apk", "missing-file"],
+)
+def test_install_multiple_matches_adb(
+    both: Both, split_apks: dict[str, Path], tmp_path: Path, pick: list[str]
+) -> None:
+    args = [str(split_apks.get(name, tmp_path / f"{name}.apk")) for name in pick]
+    expected, actual = both.both("install-multiple", "-r", *args)
+    assert _normalized(actual) == _normalized(expected)
+
+
+@pytest.mark.parametrize("where", ["directory", "file", "usage"])
+def test_bugreport_matches_adb(both: Both, tmp_path: Path, where: str) -> None:
+    outcomes = []
+    for client in ("adb", "adbwire"):
+        target = tmp_path / client
+        target.mkdir()
+        args = {"directory": [str(target)], "file": [str(target / "report")], "usage": ["a", "b"]}
+        run = both.adb_run if client == "adb" else both.adbwire_run
+        outcomes.append(_normalized(run("bugreport", *args[where])))
+        reports = sorted(path.name for path in target.iterdir())
+        if where == "usage":
+            assert reports == []
+        else:
+            (report,) = reports
+            assert zipfile.is_zipfile(target / report)
+            assert report == "report.zip" or report.startswith("bugreport-")
+    expected, actual = outcomes
+    assert actual == (
+        expected[0],
+        expected[1],
+        expected[2].replace(b"adb bugreport", b"adbwire bugreport"),
+    )

@@ -17,12 +17,14 @@ from pathlib import Path
 
 from adbwire import __version__
 from adbwire.cli import (
+    bugreport,
     connect,
     demo,
     devices,
     forward,
     import_capture,
     install,
+    install_multiple,
     keygen,
     logcat,
     ls,
@@ -61,6 +63,7 @@ COMMANDS = (
     pull,
     ls,
     install,
+    install_multiple,
     uninstall,
     forward,
     reverse,
@@ -69,6 +72,7 @@ COMMANDS = (
     wait_for,
     connect,
     remount,
+    bugreport,
     reboot,
     root,
     tcpip,

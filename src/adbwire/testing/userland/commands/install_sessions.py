@@ -82,6 +82,14 @@ def install_write(inv: Invocation, args: list[str]) -> int:
         except FsError as exc:
             inv.out(f"Error: failed to write; {path}: {exc.message}\n")
             return 1
+    files = inv.device.files
+    if files.capacity_bytes is not None and len(data) > files.capacity_bytes - files.usage_bytes():
+        # The session preallocates the split in /data/app before taking a byte.
+        inv.out(
+            f"Error: failed to write; Failed to allocate {len(data)} bytes on "
+            f"/data/app/vmdl{session_id}.tmp/{name}: ENOSPC (No space left on device)\n"
+        )
+        return 1
     state = inv.device.state
     with state.lock:
         session = state.install_sessions.get(session_id)
