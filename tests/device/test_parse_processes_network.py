@@ -200,3 +200,34 @@ def test_cmd_wifi_status() -> None:
     idle = parse_wifi_status("Wifi is enabled\nWifi is not connected\n")
     assert idle is not None and idle.connected is False
     assert parse_wifi_status("Unknown command: status\n") is None
+
+
+# A real Android 9 (AEX ROM) NetworkAgentInfo, as `dumpsys connectivity | grep -E ...` showed
+# it in a session transcript (search index id 52777198942; repository not named there). The
+# grep dropped the "Active default network" line; the test puts it back.
+ANDROID_9_NAI = (
+    "  NetworkAgentInfo{ ni{[type: WIFI[], state: CONNECTED/CONNECTED, reason: (unspecified), "
+    "extra: (none), failover: false, available: true, roaming: false]}  network{100}  "
+    "nethandle{432902426637}  lp{{InterfaceName: wlan0 LinkAddresses: "
+    "[fe80::c60b:cbff:feaf:18b9/64,192.168.0.104/24,]  Routes: [fe80::/64 -> :: wlan0,"
+    "192.168.0.0/24 -> 0.0.0.0 wlan0,0.0.0.0/0 -> 192.168.0.1 wlan0,] DnsAddresses: [9.9.9.9,] "
+    "UsePrivateDns: true PrivateDnsServerName: null Domains: null MTU: 0 TcpBufferSizes: "
+    "524288,2097152,4194304,262144,524288,1048576}}  nc{[ Transports: WIFI Capabilities: "
+    "NOT_METERED&INTERNET&NOT_RESTRICTED&TRUSTED&NOT_VPN&VALIDATED&NOT_ROAMING&FOREGROUND&"
+    "NOT_CONGESTED&NOT_SUSPENDED Unwanted:  LinkUpBandwidth>=1048576Kbps "
+    'LinkDnBandwidth>=1048576Kbps SignalStrength: -37 SSID: "Mohibul Alam"]}  Score{60}  '
+    "everValidated{true}  lastValidated{true}  created{true} lingering{false} "
+    "explicitlySelected{true} acceptUnvalidated{false} everCaptivePortalDetected{false} "
+    "lastCaptivePortalDetected{false} clat{null} }"
+)
+
+
+def test_a_real_android_9_network_agent() -> None:
+    found = parse_default_network(
+        "NetworkFactories for: WIFI Ethernet TelephonyNetworkFactory[0]\n\n"
+        f"Active default network: 100\n\nCurrent Networks:\n{ANDROID_9_NAI}\n"
+    )
+    assert found is not None
+    assert (found.transport, found.validated, found.captive_portal, found.ssid) == (
+        "WIFI", True, False, "Mohibul Alam",
+    )  # fmt: skip
