@@ -25,11 +25,11 @@ def client(sim_device: SimulatedDevice, adb_key: AdbKey) -> Iterator[AdbClient]:
 
 def test_screen_state_follows_the_power_key(client: AdbClient) -> None:
     assert system.screen_state(client) == system.ScreenState(
-        awake=True, display_on=True, locked=False
+        awake=True, display_on=True, locked=False, orientation="portrait"
     )
     commands.text(client, ["input", "keyevent", "KEYCODE_POWER"])
     assert system.screen_state(client) == system.ScreenState(
-        awake=False, display_on=False, locked=False
+        awake=False, display_on=False, locked=False, orientation="portrait"
     )
     woken = system.wake_screen(client, dismiss_keyguard=True, timeout=5)
     assert (woken.awake, woken.display_on) == (True, True)
