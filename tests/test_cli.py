@@ -52,7 +52,7 @@ def test_several_devices_and_no_choice_is_an_error_listing_them(
 ) -> None:
     monkeypatch.setenv("ADBWIRE_DEVICES", "127.0.0.1:5001,127.0.0.1:5002")
     status, _, err = adbwire("shell", "-n", "true")
-    assert status == 2
+    assert status == 1, "as adb: a device that cannot be chosen is a failure, not bad usage"
     assert "127.0.0.1:5001" in err and "127.0.0.1:5002" in err and "Traceback" not in err
 
 

@@ -15,7 +15,7 @@ import re
 import sys
 
 from adbwire.cli import known_devices, targets_usb
-from adbwire.errors import TransportError, UsageError
+from adbwire.errors import DeviceCommandError, TransportError, UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.mdns.browser import resolve_instance
 from adbwire.wire.mdns.names import (
@@ -98,7 +98,11 @@ def connect(args: argparse.Namespace) -> AdbClient:
             None, replay=args.replay, record=args.record, strict=args.strict_replay
         )
         return AdbClient.connect(transport, [ReplayKey()], timeouts=timeouts)
-    candidate = choose(args.serial, timeouts)
+    try:
+        candidate = choose(args.serial, timeouts)
+    except UsageError as no_choice:
+        # As adb: no device, several and no -s, or none by that name is exit 1, not 2.
+        raise DeviceCommandError(str(no_choice)) from None
     if args.record is None:
         return targets_usb.connect(candidate, timeouts, on_state=announce_prompt)
     transport = wrap_transport(
