@@ -121,7 +121,7 @@ def _serve(root: Path, keys_file: Path, args: argparse.Namespace) -> None:
 
     keys = tuple(line.strip() for line in keys_file.read_text().splitlines() if line.strip())
     root.mkdir(parents=True, exist_ok=True)
-    features = DEVICE_FEATURES
+    features: tuple[str, ...] = DEVICE_FEATURES
     if args.sync_v1:
         features = tuple(f for f in features if not f.startswith(SYNC_V2))
     options = DeviceOptions(

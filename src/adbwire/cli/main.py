@@ -1,5 +1,10 @@
 """Entry point: build the parser from the command modules, run one, map errors to exit codes.
 
+Only the module of the command being run is imported: every other command is a stub parser
+made from the table below (its name and its --help line), so `adbwire --version`, `--help`
+and `-s S shell true` import almost nothing they do not use. A new command is one line in
+`COMMANDS` (tests/test_cli_startup.py checks each line against what its module registers).
+
 Expected failures (device unreachable, bad argument, refused service) print one line on
 stderr and exit non-zero; a traceback is shown only with --debug or ADBWIRE_DEBUG=1.
 """
@@ -7,46 +12,19 @@ stderr and exit non-zero; a traceback is shown only with --debug or ADBWIRE_DEBU
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from adbwire import __version__
-from adbwire.cli import (
-    bugreport,
-    connect,
-    demo,
-    devices,
-    forward,
-    import_capture,
-    install,
-    install_multiple,
-    keygen,
-    logcat,
-    ls,
-    mdns,
-    pair,
-    pull,
-    push,
-    reboot,
-    remount,
-    reverse,
-    root,
-    serve,
-    shell,
-    simulate,
-    state,
-    tcpip,
-    trace,
-    uninstall,
-    wait_for,
-)
 from adbwire.cli.suggest import SuggestingParser
-from adbwire.cli.terminal_text import visible
 from adbwire.errors import AdbwireError, Fault
 
 EXIT_USAGE = 2
@@ -54,38 +32,83 @@ EXIT_FAILURE = 1
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
-COMMANDS = (
-    serve,
-    demo,
-    devices,
-    shell,
-    push,
-    pull,
-    ls,
-    install,
-    install_multiple,
-    uninstall,
-    forward,
-    reverse,
-    logcat,
-    state,
-    wait_for,
-    connect,
-    remount,
-    bugreport,
-    reboot,
-    root,
-    tcpip,
-    pair,
-    mdns,
-    keygen,
-    simulate,
-    import_capture,
-    trace,
+
+@dataclass(frozen=True)
+class Command:
+    """A command word, the module under adbwire.cli that registers it, its --help line."""
+
+    word: str
+    module: str
+    help: str
+
+
+_SHELL_HELP = "run a shell command on the device (interactive shell with no command)"
+_WAIT_HELP = "wait for a device (also wait-for[-usb|-local|-any]-STATE)"
+_SPLITS_HELP = "install an app made of several APKs (base and splits)"
+_CAPTURE_HELP = "turn a pcap/pcapng capture of an ADB session into a replayable fixture"
+
+COMMANDS: tuple[Command | ModuleType, ...] = (
+    Command("serve", "serve", "run the MCP server for AI agents"),
+    Command("demo", "demo", "a scripted agent session against the simulated device"),
+    Command("devices", "devices", "list devices"),
+    Command("shell", "shell", _SHELL_HELP),
+    Command("push", "push", "copy local files/directories to the device"),
+    Command("pull", "pull", "copy device files/directories here"),
+    Command("ls", "ls", "list a device directory"),
+    Command("install", "install", "install an APK"),
+    Command("install-multiple", "install_multiple", _SPLITS_HELP),
+    Command("uninstall", "uninstall", "uninstall an app"),
+    Command("forward", "forward", "forward a host port to the device (foreground)"),
+    Command("reverse", "reverse", "relay a device port to a host port (foreground)"),
+    Command("logcat", "logcat", "show the device log (logcat --help for its options)"),
+    Command("get-state", "state", "print the device's state: device, recovery, bootloader, ..."),
+    Command("get-serialno", "state", "print the device's serial number"),
+    Command("get-devpath", "state", "print the device's USB path (unknown for TCP devices)"),
+    Command("wait-for-device", "wait_for", _WAIT_HELP),
+    Command("connect", "connect", "connect to a device via TCP/IP [default port=5555]"),
+    Command("disconnect", "connect", "forget a TCP/IP device [default port=5555], or all"),
+    Command("remount", "remount", "remount partitions read-write (needs root)"),
+    Command("bugreport", "bugreport", "write a zipped bug report to PATH"),
+    Command("reboot", "reboot", "reboot the device"),
+    Command("root", "root", "restart adbd with root permissions"),
+    Command("unroot", "root", "restart adbd without root permissions"),
+    Command("tcpip", "tcpip", "restart adbd listening on TCP PORT"),
+    Command("usb", "tcpip", "restart adbd listening on USB only"),
+    Command("pair", "pair", "pair with a phone for wireless debugging (Android 11+)"),
+    Command("mdns", "mdns", "wireless-debugging devices advertised by mDNS"),
+    Command("keygen", "keygen", "create an adb RSA key pair"),
+    Command("simulate", "simulate", "run a simulated Android device (for tests and demos)"),
+    Command("import-capture", "import_capture", _CAPTURE_HELP),
+    Command("trace", "trace", "view a recorded agent session (serve --trace)"),
+)
+"""Tests may add a command module itself (it is then registered as it is)."""
+WORD_PREFIXES = {"wait-for-": "wait_for"}
+"""Command words a module registers beyond its table lines (wait-for-usb-recovery, ...)."""
+_VALUE_OPTIONS = frozenset(
+    {"-s", "--serial", "--timeout", "--connect-timeout", "--auth-timeout", "--record"}
+    | {"--replay", "--record-note", "--record-origin"}
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(argv: Sequence[str]) -> str | None:
+    """The module (under adbwire.cli) of the command `argv` runs; None when it names none."""
+    words = {entry.word: entry.module for entry in COMMANDS if isinstance(entry, Command)}
+    skip = False
+    for token in argv:
+        if skip:
+            skip = False
+        elif token in _VALUE_OPTIONS:
+            skip = True
+        elif token in words:
+            return words[token]
+        elif not token.startswith("-"):
+            return next((m for p, m in WORD_PREFIXES.items() if token.startswith(p)), None)
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `argv`, only the module of the command it runs is imported
+    (every other command is a stub that lists it in --help and in did-you-mean)."""
     parser = SuggestingParser(
         prog="adbwire",
         description="Talk to Android devices over the ADB wire protocol, with no adb binary.",
@@ -150,13 +173,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="recorded traffic the command did not use is an error (default: a warning)",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for module in COMMANDS:
-        module.register(commands)
+    selected = None if argv is None else command_module(argv)
+    given = {entry.__name__ for entry in COMMANDS if isinstance(entry, ModuleType)}
+    registered: set[str] = set()
+    for entry in COMMANDS:
+        if isinstance(entry, ModuleType):
+            entry.register(commands)
+            continue
+        path = f"adbwire.cli.{entry.module}"
+        if path in given or path in registered:
+            continue
+        if argv is None or entry.module == selected:
+            importlib.import_module(path).register(commands)
+            registered.add(path)
+        else:
+            commands.add_parser(entry.word, help=entry.help, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"
     logging.captureWarnings(True)
@@ -179,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AdbwireError as exc:
         if debug:
             raise
+        from adbwire.cli.terminal_text import visible  # noqa: PLC0415 - only on errors
+
         # Messages quote device text (names, error output): shown with escapes made visible.
         print(f"adbwire: error: {visible(str(exc), multiline=True)}", file=sys.stderr)
         return EXIT_USAGE if exc.fault is Fault.CALLER else EXIT_FAILURE

@@ -17,7 +17,6 @@ import sys
 from adbwire.cli import known_devices, targets_usb
 from adbwire.errors import DeviceCommandError, TransportError, UsageError
 from adbwire.wire.client import AdbClient
-from adbwire.wire.mdns.browser import resolve_instance
 from adbwire.wire.mdns.names import (
     CONNECT_SERVICE,
     LEGACY_SERVICE,
@@ -25,9 +24,8 @@ from adbwire.wire.mdns.names import (
     split_service_suffix,
 )
 from adbwire.wire.protocol import ConnectionState
-from adbwire.wire.recording import ReplayKey, wrap_transport
 from adbwire.wire.timeouts import Timeouts
-from adbwire.wire.usb import DeviceCandidate, open_transport
+from adbwire.wire.usb.selection import DeviceCandidate, open_transport
 
 DEVICES_VARIABLE = "ADBWIRE_DEVICES"
 _MDNS_NAME = re.compile(r"[^.:\s]+")
@@ -62,6 +60,8 @@ def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:
     if service_type == PAIRING_SERVICE:
         raise UsageError(f"{serial!r} is a pairing service: adbwire pair {instance}")
     if service_type is not None:
+        from adbwire.wire.mdns.browser import resolve_instance  # noqa: PLC0415 - zeroconf
+
         service = resolve_instance(instance, [service_type], timeout=timeouts.connect)
         return DeviceCandidate(service.address, "tcp")
     try:
@@ -69,6 +69,8 @@ def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:
     except UsageError as not_found:
         if not serial or not _MDNS_NAME.fullmatch(serial):
             raise
+        from adbwire.wire.mdns.browser import resolve_instance  # noqa: PLC0415 - zeroconf
+
         try:
             service = resolve_instance(
                 serial,
@@ -93,6 +95,8 @@ def connect(args: argparse.Namespace) -> AdbClient:
     """Connect to the device the command line selects (-s, $ADBWIRE_DEVICES, or the only one),
     or to a replayed recording with --replay; --record writes the session as it happens."""
     timeouts = timeouts_from(args)
+    if args.replay is not None or args.record is not None:
+        from adbwire.wire.recording import ReplayKey, wrap_transport  # noqa: PLC0415
     if args.replay is not None:
         transport = wrap_transport(
             None, replay=args.replay, record=args.record, strict=args.strict_replay

@@ -10,7 +10,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from adbwire.errors import AdbwireError, AuthPendingError, TransportError, UsageError
 from adbwire.wire.client import AdbClient
@@ -18,20 +18,28 @@ from adbwire.wire.connection import Signer, StateListener
 from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import parse_tcp_address
-from adbwire.wire.usb import (
-    STATE_AVAILABLE,
+from adbwire.wire.usb.selection import (
     DeviceCandidate,
-    UsbDeviceInfo,
     choose_device,
-    list_usb_devices,
     open_transport,
-    state_for_error,
+    tcp_candidates,
+    usb_candidates,
 )
-from adbwire.wire.usb.errors import no_adb_interface, permission_advice
-from adbwire.wire.usb.selection import tcp_candidates, usb_candidates
 
+if TYPE_CHECKING:  # libusb loads only when USB is used (`-s HOST:PORT` never needs it)
+    from adbwire.wire.usb.discovery import UsbDeviceInfo
+
+_STATE_AVAILABLE = "available"
+"""discovery.STATE_AVAILABLE, without loading libusb (tests/test_cli_startup.py checks it)."""
 PROBE_AUTH_WAIT = 0.5
 """A listing does not wait for the debugging prompt: it reports 'unauthorized' and moves on."""
+
+
+def list_usb_devices(*, include_without_adb: bool = False) -> list[UsbDeviceInfo]:
+    """The bus scan, importing libusb only now."""
+    from adbwire.wire.usb.discovery import list_usb_devices as scan  # noqa: PLC0415
+
+    return scan(include_without_adb=include_without_adb)
 
 
 def usb_devices(stderr: TextIO | None = None) -> list[UsbDeviceInfo]:
@@ -78,6 +86,8 @@ def connect(
 
 def notes_for(usb: Sequence[UsbDeviceInfo]) -> list[str]:
     """Advice about USB phones that cannot be listed as devices (USB debugging off)."""
+    from adbwire.wire.usb.errors import no_adb_interface  # noqa: PLC0415
+
     return [f"note: {no_adb_interface(info.target())}" for info in usb if not info.has_adb]
 
 
@@ -108,7 +118,9 @@ def probe(
     def result(state: str, error: str | None = None) -> ProbeResult:
         return ProbeResult(candidate.serial, state, candidate.kind, usb_path, error=error)
 
-    if candidate.usb is not None and candidate.usb.state != STATE_AVAILABLE:
+    if candidate.usb is not None and candidate.usb.state != _STATE_AVAILABLE:
+        from adbwire.wire.usb.errors import permission_advice  # noqa: PLC0415
+
         advice = permission_advice(candidate.usb.vendor_id)
         return result(candidate.usb.state, f"{candidate.usb.target().describe()}: {advice}")
     saw_prompt = threading.Event()
@@ -136,5 +148,9 @@ def probe(
     except AdbwireError as exc:
         if saw_prompt.is_set():
             return result("unauthorized", str(exc))
-        state = state_for_error(exc) if candidate.kind == "usb" else "offline"
+        if candidate.kind != "usb":
+            return result("offline", str(exc))
+        from adbwire.wire.usb.errors import state_for_error  # noqa: PLC0415
+
+        state = state_for_error(exc)
         return result(state, str(exc))

@@ -10,16 +10,17 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from adbwire.errors import UsageError
-from adbwire.wire.client import AdbClient
-from adbwire.wire.connection import Signer, StateListener
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
-from adbwire.wire.usb.api import Usb1Context
-from adbwire.wire.usb.discovery import UsbDeviceInfo, list_usb_devices
-from adbwire.wire.usb.errors import no_adb_interface
-from adbwire.wire.usb.transport import UsbTransport
+
+if TYPE_CHECKING:  # libusb is loaded only when a USB device is used: TCP needs none of it
+    from adbwire.wire.client import AdbClient
+    from adbwire.wire.connection import Signer, StateListener
+    from adbwire.wire.usb.api import Usb1Context
+    from adbwire.wire.usb.discovery import UsbDeviceInfo
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,8 @@ def choose_device(
             )
         for info in usb_devices:
             if not info.has_adb and info.matches(requested):
+                from adbwire.wire.usb.errors import no_adb_interface  # noqa: PLC0415
+
                 raise UsageError(str(no_adb_interface(info.target())))
         for candidate in tcp:
             if candidate.serial == requested:
@@ -97,6 +100,8 @@ def choose_device(
 
 
 def _no_adb_hint(usb_devices: Sequence[UsbDeviceInfo]) -> str:
+    from adbwire.wire.usb.errors import no_adb_interface  # noqa: PLC0415 - loads libusb
+
     phones = [info for info in usb_devices if not info.has_adb]
     if not phones:
         return ""
@@ -119,6 +124,8 @@ def open_transport(
     stall = stall_timeout((timeouts or Timeouts()).operation)
     io_timeout = math.inf if stall is None else stall
     if candidate.kind == "usb":
+        from adbwire.wire.usb.transport import UsbTransport  # noqa: PLC0415 - loads libusb
+
         if candidate.usb is not None:
             return UsbTransport.for_device(candidate.usb, context=context, io_timeout=io_timeout)
         return UsbTransport(candidate.serial, context=context, io_timeout=io_timeout)
@@ -135,6 +142,9 @@ def connect_usb(
     context: Usb1Context | None = None,
 ) -> AdbClient:
     """Connect to a USB device by serial or 'usb:PORT-PATH', or to the only one attached."""
+    from adbwire.wire.client import AdbClient  # noqa: PLC0415
+    from adbwire.wire.usb.discovery import list_usb_devices  # noqa: PLC0415 - loads libusb
+
     devices = list_usb_devices(context=context, include_without_adb=True)
     candidate = choose_device(serial, usb_devices=devices)
     if candidate.kind != "usb":

@@ -16,17 +16,18 @@ from __future__ import annotations
 import enum
 import sys
 from collections.abc import Callable, Collection
-from typing import Final, Protocol
-
-import brotli  # type: ignore[import-untyped]
-import lz4.frame  # type: ignore[import-untyped]
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from adbwire.errors import RemoteProtocolError, UsageError
 
-if sys.version_info >= (3, 14):
-    from compression import zstd
-else:
-    from backports import zstd
+if TYPE_CHECKING:  # the libraries load with the first encoder or decoder that needs them
+    import brotli  # type: ignore[import-untyped]
+    import lz4.frame  # type: ignore[import-untyped]
+
+    if sys.version_info >= (3, 14):
+        from compression import zstd
+    else:
+        from backports import zstd
 
 __all__ = [
     "Compression",
@@ -132,20 +133,41 @@ class Encoder:
         return self._compressor.finish()
 
 
+def _zstd() -> Any:
+    if sys.version_info >= (3, 14):
+        from compression import zstd  # noqa: PLC0415
+    else:
+        from backports import zstd  # noqa: PLC0415
+    return zstd
+
+
+def _lz4_frame() -> Any:
+    import lz4.frame  # noqa: PLC0415
+
+    return lz4.frame
+
+
+def _brotli() -> Any:
+    import brotli  # noqa: PLC0415
+
+    return brotli
+
+
 class _Zstd:
     def __init__(self) -> None:
-        self._inner = zstd.ZstdCompressor(level=1)
+        self._zstd = _zstd()
+        self._inner = self._zstd.ZstdCompressor(level=1)
 
     def compress(self, data: bytes | memoryview) -> bytes:
         return bytes(self._inner.compress(data))
 
     def finish(self) -> bytes:
-        return bytes(self._inner.flush(zstd.ZstdCompressor.FLUSH_FRAME))
+        return bytes(self._inner.flush(self._zstd.ZstdCompressor.FLUSH_FRAME))
 
 
 class _Lz4:
     def __init__(self) -> None:
-        self._inner = lz4.frame.LZ4FrameCompressor()
+        self._inner = _lz4_frame().LZ4FrameCompressor()
         self._header: bytes = self._inner.begin()
 
     def compress(self, data: bytes | memoryview) -> bytes:
@@ -159,7 +181,7 @@ class _Lz4:
 
 class _Brotli:
     def __init__(self) -> None:
-        self._inner = brotli.Compressor(quality=1)
+        self._inner = _brotli().Compressor(quality=1)
 
     def compress(self, data: bytes | memoryview) -> bytes:
         return bytes(self._inner.process(bytes(data)))
@@ -193,12 +215,17 @@ class Decoder:
         self._zstd: zstd.ZstdDecompressor | None = None
         self._lz4: lz4.frame.LZ4FrameDecompressor | None = None
         self._brotli: brotli.Decompressor | None = None
+        self._broken: tuple[type[Exception], ...] = (RuntimeError, OSError)
         if kind is Compression.ZSTD:
-            self._zstd = zstd.ZstdDecompressor()
+            module = _zstd()
+            self._zstd = module.ZstdDecompressor()
+            self._broken += (module.ZstdError,)
         elif kind is Compression.LZ4:
-            self._lz4 = lz4.frame.LZ4FrameDecompressor()
+            self._lz4 = _lz4_frame().LZ4FrameDecompressor()
         elif kind is Compression.BROTLI:
-            self._brotli = brotli.Decompressor()
+            module = _brotli()
+            self._brotli = module.Decompressor()
+            self._broken += (module.error,)
         else:
             raise ValueError(f"no decoder for {kind}")
 
@@ -210,7 +237,7 @@ class Decoder:
             raise self._error("data after the end of the compressed stream")
         try:
             self._feed(bytes(data), emit)
-        except (zstd.ZstdError, RuntimeError, OSError, brotli.error) as exc:
+        except self._broken as exc:
             raise self._error(f"the compressed data is broken ({exc})") from exc
 
     def finish(self) -> None:

@@ -1,0 +1,114 @@
+"""Start-up cost of the command line, counted in modules (robust on a loaded machine, where
+seconds are not): `--version` and `--help` import no command, `-s HOST:PORT shell` none of
+USB, mDNS, TLS/pairing, recording, MCP, the simulator or the compression libraries; and the
+dispatch table's lines agree with what each command module registers."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from adbwire.cli import main as cli_main
+
+REPO = Path(__file__).resolve().parents[1]
+HEAVY = (
+    "usb1",
+    "libusb_package",
+    "zeroconf",
+    "OpenSSL",
+    "mcp",
+    "PIL",
+    "anyio",
+    "brotli",
+    "lz4",
+    "backports.zstd",
+    "adbwire.wire.usb.discovery",
+    "adbwire.wire.mdns.browser",
+    "adbwire.wire.pairing.client",
+    "adbwire.wire.recording",
+    "adbwire.testing",
+    "adbwire.mcp",
+)
+
+
+def modules_after(*argv: str) -> list[str]:
+    """The modules a fresh interpreter holds after `adbwire ARGV` (its exit ignored)."""
+    program = (
+        "import json, sys\n"
+        "from adbwire.cli.main import main\n"
+        "try:\n"
+        f"    main({list(argv)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(REPO / "nonexistent-home"), "ADBWIRE_MDNS": "0"},
+        check=False,
+    )
+    names: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    return names
+
+
+def loaded(names: list[str], prefix: str) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for name in names)
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]])
+def test_version_and_help_import_no_command(argv: list[str]) -> None:
+    names = modules_after(*argv)
+    ours = [name for name in names if name.startswith("adbwire")]
+    assert len(ours) <= 8, ours  # adbwire, _lazy_exports, cli, cli.main, cli.suggest, errors
+    assert not [
+        name
+        for name in names
+        if name.startswith("adbwire.cli.")
+        and name
+        not in {
+            "adbwire.cli.main",
+            "adbwire.cli.suggest",
+        }
+    ]
+    assert not loaded(names, "cryptography")
+    assert len(names) < 200, len(names)
+
+
+def test_a_tcp_shell_loads_nothing_it_does_not_use() -> None:
+    names = modules_after("-s", "127.0.0.1:1", "--connect-timeout", "1", "shell", "true")
+    assert "adbwire.wire.services.shell" in names  # the command did run
+    assert [prefix for prefix in HEAVY if loaded(names, prefix)] == []
+
+
+def test_every_table_line_is_what_its_module_registers() -> None:
+    table = {e.word: e.help for e in cli_main.COMMANDS if isinstance(e, cli_main.Command)}
+    modules = {e.module for e in cli_main.COMMANDS if isinstance(e, cli_main.Command)}
+    from_modules: dict[str, str | None] = {}
+    for module in sorted(modules):
+        parser = argparse.ArgumentParser()
+        commands = parser.add_subparsers()
+        importlib.import_module(f"adbwire.cli.{module}").register(commands)
+        helps = {action.dest: action.help for action in commands._choices_actions}
+        for word in commands.choices:
+            if word in helps or not any(word.startswith(p) for p in cli_main.WORD_PREFIXES):
+                from_modules[word] = helps.get(word)
+            assert cli_main.command_module([word]) == module, word
+    assert table == from_modules
+
+
+def test_the_command_word_is_found_past_global_options() -> None:
+    find = cli_main.command_module
+    assert find(["-s", "shell", "--timeout", "3", "push", "a", "b"]) == "push"
+    assert find(["--debug", "wait-for-usb-recovery"]) == "wait_for"
+    assert find(["--version"]) is None
+    assert find(["shel"]) is None
