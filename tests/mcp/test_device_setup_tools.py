@@ -196,6 +196,11 @@ async def test_the_default_profile_leaves_them_out() -> None:
             names = {tool.name for tool in (await s.client.list_tools()).tools}
     assert names & NEW_TOOLS == {"gesture"}
     assert "list_notifications" in srv.app.disabled
+    allowed = Policy(profile="standard", allow_tools=frozenset({"list_notifications"}))
+    with server(allowed) as srv:
+        async with srv.session() as s:
+            names = {tool.name for tool in (await s.client.list_tools()).tools}
+    assert "list_notifications" in names
 
 
 async def test_an_emulator_without_a_console_says_where_it_looked() -> None:

@@ -10,6 +10,7 @@ from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
+from adbwire.mcp.tools.outcome import ActionOutcome, Watch, outcome_fields, run_watched, said
 
 MAX_LISTED = 50
 
@@ -35,10 +36,9 @@ class Listed(Result):
     note: str | None = None
 
 
-class Shade(Result):
+class Shade(ActionOutcome):
     method: str
     shade_focused: bool | None = Field(default=None, description="the shade has the focus")
-    window: str | None = None
 
 
 @tool(
@@ -74,9 +74,12 @@ async def list_notifications(call: ToolCall, args: ListArgs) -> ToolOutput:
 )
 async def open_notifications(call: ToolCall, args: DeviceArgs) -> ToolOutput:
     """Open the notification shade (its entries: ui_tree, tap_element)."""
-    shade = await call.run(ops.open_notifications, call.client)
-    data = Shade(method=shade.method, shade_focused=shade.shade_focused, window=shade.focus)
-    return ToolOutput(f"shade {'open' if shade.shade_focused else 'requested'}", data)
+    shade, outcome = await run_watched(call, Watch(), ops.open_notifications, call.client)
+    fields = outcome_fields(outcome)
+    fields["window"] = fields["window"] or shade.focus
+    data = Shade(method=shade.method, shade_focused=shade.shade_focused, **fields)
+    opened = "open" if shade.shade_focused else "requested"
+    return ToolOutput(f"shade {opened}{said(outcome)}", data)
 
 
 TOOLS = [list_notifications, open_notifications]
