@@ -175,6 +175,7 @@ SLOW_MODULES = frozenset(
         "tests/mcp/test_http_signals.py",
         "tests/mcp/test_inspector.py",
         "tests/mcp/test_output_memory.py",
+        "tests/mcp/test_session_restore.py",
         "tests/mcp/test_spawn_environment.py",
         "tests/mcp/test_stdio.py",
         "tests/mcp/test_stdio_signals.py",
