@@ -9,12 +9,14 @@ else pushed and installed with `pm`), and the package manager's verdict is print
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any, TextIO
 
 from adbwire.cli import targets
 from adbwire.cli.terminal_text import visible
+from adbwire.device.heavy_jobs import heavy_job
 from adbwire.wire.services.apk_manifest import read_apk_info
 from adbwire.wire.services.install import choose_method
 from adbwire.wire.services.install_result import InstallMethod, InstallOptions, UserSpec
@@ -68,7 +70,8 @@ def run(args: argparse.Namespace) -> int:
     )
     info = read_apk_info(args.apk)
     print(f"adbwire: installing {visible(info.describe())}", file=sys.stderr)
-    with targets.connect(args) as client:
+    job = f"adbwire install {os.path.basename(args.apk)}"
+    with targets.connect(args) as client, heavy_job(client.serial, job):  # one at a time
         method = InstallMethod.PUSH if args.no_streaming else None
         chosen = method or choose_method(client.features)
         print(
