@@ -77,3 +77,26 @@ def test_simulated_notifications_and_the_shade() -> None:
         assert sim.userland.screen() == "notes_list"  # the notification's screen
         titles = [n.title for n in notifications.list_notifications(sim.client)]
         assert "Shopping list" not in titles  # auto-cancelled when tapped
+
+
+def test_without_cmd_statusbar_the_shade_is_pulled_by_a_swipe() -> None:
+    with simulated("launcher") as sim:
+
+        def no_statusbar(inv, command):  # type: ignore[no-untyped-def]
+            if inv.args[:1] == ["statusbar"]:
+                inv.err("cmd: Can't find service: statusbar\n")
+                return 20
+            return command(inv)
+
+        sim.userland.hooks["cmd"] = no_statusbar
+        shade = notifications.open_notifications(sim.client)
+        assert shade.method == "swipe" and shade.shade_focused is False
+        assert sim.userland.commands_named("input")[-1] == [
+            "input",
+            "swipe",
+            "540",
+            "0",
+            "540",
+            "1600",
+            "300",
+        ]
