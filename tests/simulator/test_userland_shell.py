@@ -240,3 +240,11 @@ def test_a_repeated_command_line_runs_afresh_each_time(tmp_path: Path) -> None:
     broken = "echo 'unterminated"
     assert run(userland, broken).status != 0
     assert run(userland, broken).status != 0, "a syntax error is reported every time"
+
+
+def test_ppid_names_the_parent_process(tmp_path: Path) -> None:
+    """mksh sets $PPID at start-up: a child shell's is the parent shell's $$."""
+    userland = make_userland(tmp_path)
+    child, parent = run(userland, "sh -c 'echo $PPID'; echo $$").out.split()
+    assert child == parent
+    assert run(userland, "echo $PPID").out.strip().isdigit()

@@ -218,6 +218,8 @@ class Shell:
     def get_var(self, name: str) -> str | None:
         if name == "PWD":
             return self.cwd
+        if name == "PPID" and name not in self.vars and self.process is not None:
+            return str(self.process.ppid)  # mksh sets it at start-up
         return self.vars.get(name)
 
     def set_var(self, name: str, value: str) -> None:
