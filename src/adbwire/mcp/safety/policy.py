@@ -92,6 +92,10 @@ DEFAULT_OUTPUT_CAPS: Mapping[str, int] = MappingProxyType(
             ),
             16 * MIB,
         ),
+        # dumpsys activity activities, as current_activity reads it
+        "activity_stack": 8 * MIB,
+        # a test run's whole status stream: a few hundred bytes a test, traces of failures
+        "run_instrumentation": 32 * MIB,
     }
 )
 """Bytes one read of device output (a command's stdout + stderr, a directory listing) may
