@@ -92,6 +92,15 @@ async def session(
             app.close()
 
 
+def tree_lines(result: types.CallToolResult) -> list[str]:
+    """ui_tree's lines: sent once, after the JSON line of the text block, and nowhere else."""
+    text = result.content[0].text  # type: ignore[union-attr]
+    _summary, structured, tree = text.split("\n", 2)
+    lines = tree.splitlines()
+    assert "tree" not in (result.structured_content or {}) and lines[0] not in structured
+    return lines
+
+
 def image_of(result: types.CallToolResult) -> tuple[bytes, str]:
     images = [block for block in result.content if isinstance(block, types.ImageContent)]
     assert len(images) == 1
@@ -114,12 +123,14 @@ async def test_tools_are_listed_with_their_risk() -> None:
 
 async def test_read_the_tree_then_tap_by_label() -> None:
     async with session("launcher") as s:
-        tree = await s.ok("ui_tree")
+        read = await s.call("ui_tree")
+        tree = data_of(read)
         assert tree["framework"] == "views" and tree["keyboard_shown"] is False
-        assert 'e5 TextView "Notes" [42,1504][258,1768] click long' in tree["tree"].splitlines()
+        lines = tree_lines(read)
+        assert 'e5 TextView "Notes" [42,1504][258,1768] click long' in lines
         assert tree["window"].endswith("NexusLauncherActivity")
-        full = await s.ok("ui_tree", {"full": True})
-        assert len(full["tree"].splitlines()) == full["total"] == 16
+        full = await s.call("ui_tree", {"full": True})
+        assert len(tree_lines(full)) == data_of(full)["total"] == 16
         tapped = await s.call("tap_element", {"query": "Notes"})
         data = data_of(tapped)
         assert data["screen_changed"] is True and data["element"] == "e5"
@@ -204,8 +215,8 @@ async def test_coordinates_in_screenshot_space_map_back() -> None:
         no_shot = error_of(await s.call("tap", {"x": 10, "y": 10, "space": "screenshot"}))
         assert no_shot["code"] == "invalid_arguments"
         shot = await s.ok("screenshot", {"crop_to": "e22", "max_edge": 100})  # the FAB
-        assert shot["size"] == [100, 100]
-        tapped = await s.ok("tap", {"x": 50, "y": 50, "space": "screenshot"})
+        assert shot["size"] == [81, 81] and shot["scale"] == 0.5  # 162 px halved
+        tapped = await s.ok("tap", {"x": 40.5, "y": 40.5, "space": "screenshot"})
         assert (tapped["x"], tapped["y"]) == (936, 2171)  # the FAB's centre on the device
         assert s.userland.screen() == "note_editor"
 
