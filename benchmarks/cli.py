@@ -25,6 +25,7 @@ from benchmarks import (
     latency,
     memory,
     screen,
+    screenshot,
     small_payload,
     startup,
     transfer,
@@ -40,6 +41,7 @@ from benchmarks.workspace import Workspace
 SECTIONS = (
     "latency",
     "screen",
+    "screenshot",
     "transfer",
     "head_of_line",
     "memory",
@@ -94,6 +96,12 @@ class _Run:
         if self.mcp is None:
             return {"pending": self.mcp_pending or "pending"}
         return screen.run(self.mcp, self.config.screen_calls)
+
+    def screenshot(self) -> dict[str, object]:
+        w = self.workspace
+        calls = max(2, self.config.screen_calls * 2)
+        keys = (w.private_key, w.public_key)
+        return screenshot.run(self.ours.client, w.serial, w.adb, self.mcp, keys, calls)
 
     def transfer(self) -> dict[str, object]:
         return transfer.run(self.clients, self.workspace, self.config)

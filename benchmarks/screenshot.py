@@ -192,7 +192,7 @@ def run(
     return {
         "side_by_side": side_by_side(client, serial, adb, mcp, calls),
         "host_steps": host_steps(client, calls),
-        "slow_link": slow_link(*keys, max(2, calls // 4)),
+        "slow_link": slow_link(*keys, max(1, calls // 4)),
     }
 
 
