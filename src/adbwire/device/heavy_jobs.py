@@ -12,7 +12,8 @@ when its holder exits or crashes, so a stale lock cannot outlive its process. Th
 writes who it is (job, pid, since when) into the file, and a refused caller reads that back
 to say who holds the device. A refusal is immediate, never a wait: the caller decides
 whether to retry. Lock files are never deleted (deleting a locked file lets a third process
-lock a new file of the same name while the second still waits on the old one).
+lock a new file of the same name while the second still waits on the old one). Checked on
+Linux; the Windows branch (msvcrt byte locks) has not been run.
 """
 
 from __future__ import annotations
@@ -98,7 +99,8 @@ def heavy_job(serial: str, job: str) -> Iterator[Holder]:
             raise HeavyJobBusyError(serial, _read_holder(fd))
         holder = Holder(job=job[:200], pid=os.getpid(), since=_now())
         os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(asdict(holder)).encode(), 0)
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.write(fd, json.dumps(asdict(holder)).encode())
         try:
             yield holder
         finally:
@@ -127,8 +129,9 @@ def _now() -> str:
 
 def _read_holder(fd: int) -> Holder | None:
     try:
-        raw = os.pread(fd, MAX_HOLDER_BYTES + 1, 0)
-    except OSError:
+        os.lseek(fd, 0, os.SEEK_SET)
+        raw = os.read(fd, MAX_HOLDER_BYTES + 1)
+    except OSError:  # also Windows, where the holder's lock keeps others from reading
         return None
     if not raw or len(raw) > MAX_HOLDER_BYTES:
         return None
@@ -149,6 +152,7 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
 
     def _try_lock(fd: int) -> bool:
         try:
+            os.lseek(fd, 0, os.SEEK_SET)  # the lock covers the file's first byte
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:
             return False
