@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import (
+    cold_start,
     compression,
     head_of_line,
     latency,
@@ -48,6 +49,7 @@ SECTIONS = (
     "startup",
     "compression",
     "small_payload",
+    "cold_start",
 )
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -137,6 +139,10 @@ class _Run:
         root = w.root / "compression"
         size, rounds = self.config.compression_size, self.config.transfer_rounds
         return compression.run(root, w.private_key, w.public_key, size, rounds)
+
+    def cold_start(self) -> dict[str, object]:
+        w = self.workspace
+        return cold_start.run(w.scratch, w.private_key, w.serial, self.config.startup_runs)
 
     def small_payload(self) -> dict[str, object]:
         w = self.workspace

@@ -96,6 +96,8 @@ TARGETS = (
     Target(
         "compression_random", "40 Mbit/s link, random bytes: compressed / raw MB/s (x)", 0.95, True
     ),
+    Target("cli_startup_ratio", "CLI start: adbwire / `python3 -S -c pass` (x)", 5, False),
+    Target("mcp_startup_ratio", "MCP spawn → tools/list: serve --no-usb / minimal (x)", 1.3, False),
     Target(
         "small_payload_vs_adb",
         "1 KiB / 4 KiB payloads, checksums, sync v1: adbwire MB/s / adb MB/s (x)",

@@ -202,6 +202,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_screen(results.get("screen", {"pending": "not run"})),
         *_compression(results.get("compression", {})),
         *_small_payload(results.get("small_payload", {})),
+        *_cold_start(results.get("cold_start", {})),
     ]
     return "\n".join(lines)
 
@@ -230,6 +231,21 @@ def _compression(compression: dict[str, Any]) -> list[str]:
             )
     header = ["data", "direction", "raw (-Z)", "compressed (-z any)", "speedup", "runs"]
     return lines + _table(header, rows)
+
+
+def _cold_start(cold: dict[str, Any]) -> list[str]:
+    if not cold:
+        return []
+    lines = [f"### 9. Cold start (median of {cold['runs']} runs, interleaved)", ""]
+    rows = []
+    for group in ("cli", "mcp"):
+        for name, entry in cold[group].items():
+            runs = ", ".join(f"{value:.3f}" for value in entry["runs_s"])
+            rows.append([group, name, f"{entry['median_s'] * 1000:.0f}", runs])
+    ratios = ", ".join(f"{name} {value:.1f}x" for name, value in cold["cli_ratio"].items())
+    mcp = f"MCP / minimal server: {cold['mcp_ratio']:.2f}x"
+    footer = [f"CLI / bare interpreter: {ratios}; {mcp}", ""]
+    return lines + _table(["", "what", "median ms", "runs s"], rows) + footer
 
 
 def _small_payload(small: dict[str, Any]) -> list[str]:

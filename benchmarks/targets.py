@@ -77,6 +77,10 @@ def evaluate(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows.append(_row("startup_s", "stdio", startup.get("median_s"), note))
     rows.extend(_compression_rows(results.get("compression", {})))
     rows.extend(_small_payload_rows(results.get("small_payload", {})))
+    cold = results.get("cold_start", {})
+    for name in ("--version", "shell true"):
+        rows.append(_row("cli_startup_ratio", name, cold.get("cli_ratio", {}).get(name)))
+    rows.append(_row("mcp_startup_ratio", "stdio", cold.get("mcp_ratio")))
     return rows
 
 

@@ -69,7 +69,7 @@ def loaded(names: list[str], prefix: str) -> bool:
 def test_version_and_help_import_no_command(argv: list[str]) -> None:
     names = modules_after(*argv)
     ours = [name for name in names if name.startswith("adbwire")]
-    assert len(ours) <= 8, ours  # adbwire, _lazy_exports, cli, cli.main, cli.suggest, errors
+    assert len(ours) <= 6, ours  # adbwire, _lazy_exports, cli, cli.main, cli.suggest, errors
     assert not [
         name
         for name in names
@@ -81,7 +81,7 @@ def test_version_and_help_import_no_command(argv: list[str]) -> None:
         }
     ]
     assert not loaded(names, "cryptography")
-    assert len(names) < 200, len(names)
+    assert len(names) < 120, len(names)  # 88 when this was written, 111 with dataclasses
 
 
 def test_a_tcp_shell_loads_nothing_it_does_not_use() -> None:

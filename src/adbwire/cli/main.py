@@ -1,8 +1,9 @@
 """Entry point: build the parser from the command modules, run one, map errors to exit codes.
 
-Only the module of the command being run is imported: every other command is a stub parser
-made from the table below (its name and its --help line), so `adbwire --version`, `--help`
-and `-s S shell true` import almost nothing they do not use. A new command is one line in
+Only the module of the command being run is imported and registered; without a command
+(`--help`, a mistyped word) every command is a stub parser made from the table below (its
+name and its --help line), and `--version` builds none: `adbwire --version`, `--help` and
+`-s S shell true` import almost nothing they do not use. A new command is one line in
 `COMMANDS` (tests/test_cli_startup.py checks each line against what its module registers).
 
 Expected failures (device unreachable, bad argument, refused service) print one line on
@@ -13,19 +14,20 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import signal
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple
 
 from adbwire import __version__
 from adbwire.cli.suggest import SuggestingParser
 from adbwire.errors import AdbwireError, Fault
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -33,8 +35,7 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """A command word, the module under adbwire.cli that registers it, its --help line."""
 
     word: str
@@ -88,17 +89,21 @@ _VALUE_OPTIONS = frozenset(
     {"-s", "--serial", "--timeout", "--connect-timeout", "--auth-timeout", "--record"}
     | {"--replay", "--record-note", "--record-origin"}
 )
+_OPTIONAL_VALUE = "--redact-serial"
+"""Takes the next word as its value unless that word is an option (nargs='?')."""
 
 
 def command_module(argv: Sequence[str]) -> str | None:
     """The module (under adbwire.cli) of the command `argv` runs; None when it names none."""
     words = {entry.word: entry.module for entry in COMMANDS if isinstance(entry, Command)}
     skip = False
-    for token in argv:
+    for index, token in enumerate(argv):
         if skip:
             skip = False
         elif token in _VALUE_OPTIONS:
             skip = True
+        elif token == _OPTIONAL_VALUE:
+            skip = index + 1 < len(argv) and not argv[index + 1].startswith("-")
         elif token in words:
             return words[token]
         elif not token.startswith("-"):
@@ -145,10 +150,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     recording = parser.add_argument_group("record and replay (docs/fixtures.md)")
     recording.add_argument(
-        "--record", type=Path, metavar="FILE", help="write the device session to FILE"
+        "--record", type=_path, metavar="FILE", help="write the device session to FILE"
     )
     recording.add_argument(
-        "--replay", type=Path, metavar="FILE", help="replay FILE instead of using a device"
+        "--replay", type=_path, metavar="FILE", help="replay FILE instead of using a device"
     )
     recording.add_argument(
         "--record-note", default="", metavar="TEXT", help="free text for the recording's header"
@@ -174,6 +179,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     selected = None if argv is None else command_module(argv)
+    stubs = selected is None and not (argv is not None and _only_version(argv))
     given = {entry.__name__ for entry in COMMANDS if isinstance(entry, ModuleType)}
     registered: set[str] = set()
     for entry in COMMANDS:
@@ -186,9 +192,20 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         if argv is None or entry.module == selected:
             importlib.import_module(path).register(commands)
             registered.add(path)
-        else:
+        elif stubs:
             commands.add_parser(entry.word, help=entry.help, add_help=False)
     return parser
+
+
+def _path(text: str) -> Path:
+    from pathlib import Path  # noqa: PLC0415 - not needed for --version and --help
+
+    return Path(text)
+
+
+def _only_version(argv: Sequence[str]) -> bool:
+    """`--version` without help: argparse prints it before it looks for a command."""
+    return "--version" in argv and not {"-h", "--help"} & set(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -196,6 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"
+    import logging  # noqa: PLC0415 - not needed for --version and --help
+
     logging.captureWarnings(True)
     logging.basicConfig(
         level=logging.DEBUG if debug else logging.WARNING,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import re
 import sys
 from typing import NoReturn
@@ -17,6 +16,8 @@ class SuggestingParser(argparse.ArgumentParser):
         wrong = _INVALID_CHOICE.search(message)
         if wrong is not None:
             typed, choices = wrong.group(1), _QUOTED.findall(wrong.group(2))
+            import difflib  # noqa: PLC0415 - only for a mistake
+
             close = difflib.get_close_matches(typed, choices, n=1)
             if close:
                 what = "command" if self._has_commands() else "choice"
