@@ -15,6 +15,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--only", action="append", choices=SECTIONS, help="run only these")
     parser.add_argument("--no-adb", action="store_true", help="leave Google's adb out")
     parser.add_argument("--output", type=Path, default=RESULTS_DIR, help="results directory")
+    parser.add_argument(
+        "--transfer-mib",
+        type=int,
+        action="append",
+        metavar="N",
+        help="bulk transfer sizes in MiB instead of the mode's (issue #20's row: 200)",
+    )
     return parser
 
 
@@ -189,6 +197,8 @@ def run(config: Config, sections: Sequence[str], *, with_adb: bool) -> dict[str,
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     config = QUICK if args.quick else FULL
+    if args.transfer_mib:
+        config = replace(config, transfer_sizes=tuple(size * MIB for size in args.transfer_mib))
     sections = [s for s in SECTIONS if not args.only or s in args.only]
     results = run(config, sections, with_adb=not args.no_adb)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
