@@ -78,3 +78,14 @@ def test_no_stack_headers_no_types() -> None:
     )
     assert task_types_from_stacks(android_7) == {}
     assert task_types_from_stacks("") == {}
+
+
+def test_a_later_section_does_not_inherit_the_last_stacks_type() -> None:
+    text = (
+        "Display #0 (activities from top to bottom):\n"
+        "  Stack #0: type=home mode=fullscreen\n"
+        "    * TaskRecord{1a2b3c #2 I=com.android.launcher3/.Launcher U=0 StackId=0 sz=1}\n"
+        "Recent tasks:\n"
+        "  * TaskRecord{4d5e6f #9 A=com.y U=0 StackId=-1 sz=0}\n"
+    )
+    assert task_types_from_stacks(text) == {2: "home"}
