@@ -11,6 +11,10 @@ tag}``) and both are read.
 
 An activity without any fragment manager section (a Compose-only or plain-View screen)
 yields no fragments and ``fragment_host=False``: "not available", not "no fragments".
+
+No real device dump of this section was found to test against (public repositories hold
+the dump code, not its output): the layout read here is the one AndroidX's FragmentManager
+and FragmentStore dump code prints, which the simulator reproduces.
 """
 
 from __future__ import annotations
