@@ -6,6 +6,10 @@ The connectivity dump is read for the default network only: ``Active default net
 (``none`` when there is none), then that network's ``NetworkAgentInfo{...}`` line, whose
 capabilities say VALIDATED, CAPTIVE_PORTAL or PARTIAL_CONNECTIVITY (Android 6-14 print
 them as one ``&``-joined list after ``Capabilities:``).
+
+Checked on a real Android 9 NetworkAgentInfo line; the Android 12+ layout, ``ip`` and
+``cmd wifi status`` samples in the tests are written from those tools' formats (no real
+capture of them was found).
 """
 
 from __future__ import annotations
