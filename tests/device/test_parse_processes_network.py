@@ -231,3 +231,68 @@ def test_a_real_android_9_network_agent() -> None:
     assert (found.transport, found.validated, found.captive_portal, found.ssid) == (
         "WIFI", True, False, "Mohibul Alam",
     )  # fmt: skip
+
+
+# A Samsung phone (serial R58N94KML7J, Android 13+ layouts), from a network diagnostic a
+# script saved (search index id 52624120156; repository not named there): `cmd wifi status`
+# and the start of `dumpsys connectivity` (its NetworkProviders list and the agent's
+# TransportInfo shortened, the NetworkRequest lines after the agent left out).
+SAMSUNG_WIFI_STATUS = (
+    "Wifi is enabled\n"
+    "Wifi scanning is only available when wifi is enabled\n"
+    "==== Primary ClientModeManager instance ====\n"
+    'Wifi is connected to "XLVII"\n'
+    'WifiInfo: SSID: "XLVII", BSSID: 90:09:d0:29:c1:69, MAC: 2e:63:0e:c3:65:4f, IP: '
+    "/192.168.10.121, Security type: 2, Supplicant state: COMPLETED, Wi-Fi standard: 5, RSSI: "
+    "-38, Link speed: 433Mbps, Tx Link speed: 433Mbps, Max Supported Tx Link speed: 433Mbps, "
+    "Rx Link speed: 6Mbps, Max Supported Rx Link speed: 433Mbps, Frequency: 5520MHz, Net ID: "
+    "7, Metered hint: false, score: 60, isUsable: true, CarrierMerged: false, SubscriptionId: "
+    "-1, IsPrimary: 1, Trusted: true, Restricted: false, Ephemeral: false, OEM paid: false, "
+    "OEM private: false, OSU AP: false, FQDN: <none>, Provider friendly name: <none>, "
+    'Requesting package name: <none>"XLVII"wpa2-pskMLO Information: , AP MLD Address: <none>, '
+    "AP MLO Link Id: <none>, AP MLO Affiliated links: <none>\n"
+    "successfulTxPackets: 390\n"
+)
+SAMSUNG_CONNECTIVITY = (
+    "NetworkProviders for:\n"
+    "  4: PhoneSwitcherNetworkRequstListener\n"
+    "  2: VcnNetworkProvider\n"
+    "  7: WifiNetworkFactory\n"
+    "\n"
+    "Active default network: 106\n"
+    "\n"
+    "Current network preferences: \n"
+    "  Default requests:\n"
+    "\n"
+    "Current Networks:\n"
+    "  NetworkAgentInfo{network{106}  handle{458672230413}  ni{WIFI CONNECTED extra: } "
+    "Score(60 ; KeepConnected : 0 ; Policies : TRANSPORT_PRIMARY&EVER_VALIDATED_NOT_AVOIDED_"
+    "WHEN_BAD&IS_UNMETERED&IS_VALIDATED)  created everValidated lastValidated  "
+    "lp{{InterfaceName: wlan0 LinkAddresses: [ fe80::2c63:eff:fec3:654f/64,192.168.10.121/24 ] "
+    "DnsAddresses: [ /192.168.10.1 ] Domains: ursu.cloud MTU: 0 ServerAddress: /192.168.10.1 "
+    "TcpBufferSizes: 524288,1048576,2097152,262144,524288,1048576 Routes: [ fe80::/64 -> :: "
+    "wlan0 mtu 0,192.168.10.0/24 -> 0.0.0.0 wlan0 mtu 0,0.0.0.0/0 -> 192.168.10.1 wlan0 mtu 0 "
+    "]}}  nc{[ Transports: WIFI Capabilities: NOT_METERED&INTERNET&NOT_RESTRICTED&TRUSTED&"
+    "NOT_VPN&VALIDATED&NOT_ROAMING&FOREGROUND&NOT_CONGESTED&NOT_SUSPENDED&NOT_VCN_MANAGED "
+    "LinkUpBandwidth>=12000Kbps LinkDnBandwidth>=60000Kbps Specifier: "
+    '<WifiNetworkAgentSpecifier [WifiConfiguration=, SSID="XLVII", BSSID=90:09:d0:29:c1:69, '
+    'band=2, mMatchLocalOnlySpecifiers=false]> TransportInfo: <SSID: "XLVII", BSSID: '
+    "90:09:d0:29:c1:69, MAC: 2e:63:0e:c3:65:4f, IP: /192.168.10.121, Security type: 2, "
+    "Supplicant state: COMPLETED, Wi-Fi standard: 5, RSSI: -36, Link speed: 433Mbps> "
+    'SignalStrength: -36 OwnerUid: 1000 AdminUids: [1000] SSID: "XLVII" UnderlyingNetworks: '
+    "Null]}  factorySerialNumber=7}\n"
+    "    Requests: REQUEST:51 LISTEN:30 BACKGROUND_REQUEST:0 total:81\n"
+)
+
+
+def test_a_real_samsung_wifi_status_and_default_network() -> None:
+    wifi = parse_wifi_status(SAMSUNG_WIFI_STATUS)
+    assert wifi is not None and (wifi.enabled, wifi.connected, wifi.ssid) == (True, True, "XLVII")
+    default = parse_default_network(SAMSUNG_CONNECTIVITY)
+    assert default is not None
+    assert (default.network_id, default.transport, default.validated, default.ssid) == (
+        106, "WIFI", True, "XLVII",
+    )  # fmt: skip
+    assert (default.captive_portal, default.partial_connectivity) == (False, False)
+    # its `ip route` (main table) has no default route: the route comes from `ip route get`
+    assert parse_route("") is None
