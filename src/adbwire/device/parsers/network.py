@@ -7,9 +7,9 @@ The connectivity dump is read for the default network only: ``Active default net
 capabilities say VALIDATED, CAPTIVE_PORTAL or PARTIAL_CONNECTIVITY (Android 6-14 print
 them as one ``&``-joined list after ``Capabilities:``).
 
-Checked on a real Android 9 NetworkAgentInfo line; the Android 12+ layout, ``ip`` and
-``cmd wifi status`` samples in the tests are written from those tools' formats (no real
-capture of them was found).
+Checked on real output: an Android 9 NetworkAgentInfo line, a Samsung phone's Android 13+
+``dumpsys connectivity`` and ``cmd wifi status``; the ``ip`` samples in the tests are written
+from iproute2's format.
 """
 
 from __future__ import annotations
