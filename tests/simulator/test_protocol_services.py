@@ -172,6 +172,45 @@ def test_tcp_forward_relays_both_ways(device: SimulatedDevice, echo_server: int)
         stream.close()
 
 
+def test_a_target_that_half_closes_still_gets_what_the_device_took(
+    device: SimulatedDevice,
+) -> None:
+    """As adbd: when the target's side ends (toybox nc at the end of its stdin), the host gets
+    CLSE, but the bytes the device already took from the host still reach the target."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    half_close = threading.Event()
+    received = bytearray()
+
+    def target() -> None:
+        conn, _ = listener.accept()
+        with conn:
+            half_close.wait(30)  # read nothing until then: the device's queue fills up
+            conn.shutdown(socket.SHUT_WR)
+            while data := conn.recv(65536):
+                received.extend(data)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    sent = 0
+    with online_peer(device.address) as peer:
+        stream = peer.open_ok(f"tcp:{listener.getsockname()[1]}")
+        chunk = pattern(peer.max_payload)
+        for _ in range(400):  # until the device holds back its OKAY (at most 400 MiB)
+            peer.send(P.A_WRTE, stream.local, stream.remote, chunk)
+            sent += len(chunk)
+            if peer.nothing_within(0.5):
+                break
+            assert peer.recv().command == P.A_OKAY
+        half_close.set()
+        while (answer := peer.recv()).command == P.A_OKAY:
+            pass  # an OKAY the device owed may still come before its CLSE
+        assert (answer.command, answer.arg1) == (P.A_CLSE, stream.local)
+        thread.join(30)
+    listener.close()
+    assert not thread.is_alive()
+    assert len(received) == sent, "every byte the device took reached the target"
+
+
 def test_tcp_forward_to_a_closed_port_is_refused(device: SimulatedDevice) -> None:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

@@ -51,6 +51,8 @@ def _target_to_stream(target: socket.socket, stream: DeviceStream) -> None:
             stream.write(data)
         except StreamClosed:
             break
-    # The target closed: close the stream too, which wakes the reader above.
+    # The target reached its end: close the stream (the host gets CLSE at once, as from
+    # adbd), but what the host already sent still goes to the target, which may only have
+    # half-closed (toybox nc at the end of its stdin); the reader above ends after it.
     with contextlib.suppress(StreamClosed):
-        stream.close()
+        stream.close(keep_input=True)

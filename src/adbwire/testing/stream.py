@@ -379,15 +379,23 @@ class DeviceStream:
         finally:
             self._sink.forget_stream(self.local_id)
 
-    def close(self) -> None:
-        """Send what is queued, then CLSE (without waiting for the last OKAY, like adbd)."""
+    def close(self, *, keep_input: bool = False) -> None:
+        """Send what is queued, then CLSE (without waiting for the last OKAY, like adbd).
+
+        With `keep_input`, what the host already sent stays readable (adbd's closing list: a
+        socket whose fd reached its end still writes its queued packets to the fd)."""
         with self._lock:
             while (self._outbox or self._sending) and not self.cancelled:
                 self._wait()
             if self._closed_local:
                 return
             self._closed_local = True
-            self._drop_queues()
+            if keep_input:
+                self._outbox.clear()
+                self._outbox_bytes = 0
+                self._wake()
+            else:
+                self._drop_queues()
         try:
             self._sink.send_packet(A_CLSE, self.local_id, self.remote_id)
         except StreamClosed:
