@@ -296,3 +296,33 @@ def test_a_real_samsung_wifi_status_and_default_network() -> None:
     assert (default.captive_portal, default.partial_connectivity) == (False, False)
     # its `ip route` (main table) has no default route: the route comes from `ip route get`
     assert parse_route("") is None
+
+
+# A phone's `ip link` (excerpt) and `ip addr show wlan0`, from notes on adb networking
+# commands (search index id 10896782294; repository not named there): empty flags, "mode
+# DORMANT" after the state.
+REAL_IP_LINK_AND_ADDR = """\
+25: r_rmnet_data8: <> mtu 1500 qdisc noop state DOWN mode DEFAULT group default qlen 1000
+    link/[530]
+26: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP mode DORMANT group default qlen 3000
+    link/ether 40:4e:36:93:9a:78 brd ff:ff:ff:ff:ff:ff
+27: p2p0: <BROADCAST,MULTICAST> mtu 1500 qdisc mq state DOWN mode DEFAULT group default qlen 3000
+    link/ether 42:4e:36:93:9a:78 brd ff:ff:ff:ff:ff:ff
+26: wlan0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc mq state UP group default qlen 3000
+    link/ether 40:4e:36:93:9a:78 brd ff:ff:ff:ff:ff:ff
+    inet 192.168.1.11/24 brd 192.168.1.255 scope global wlan0
+       valid_lft forever preferred_lft forever
+    inet6 fe80::424e:36ff:fe93:9a78/64 scope link
+       valid_lft forever preferred_lft forever
+"""  # noqa: E501 (lines as the device printed them)
+
+
+def test_real_ip_link_and_addr_lines() -> None:
+    found = parse_ip_addr(REAL_IP_LINK_AND_ADDR)
+    assert [(i.name, i.up, i.mac) for i in found] == [
+        ("r_rmnet_data8", False, None),
+        ("wlan0", True, "40:4e:36:93:9a:78"),
+        ("p2p0", False, "42:4e:36:93:9a:78"),
+        ("wlan0", True, "40:4e:36:93:9a:78"),
+    ]
+    assert found[-1].addresses == ("192.168.1.11/24", "fe80::424e:36ff:fe93:9a78/64")
