@@ -8,8 +8,8 @@ capabilities say VALIDATED, CAPTIVE_PORTAL or PARTIAL_CONNECTIVITY (Android 6-14
 them as one ``&``-joined list after ``Capabilities:``).
 
 Checked on real output: an Android 9 NetworkAgentInfo line, a Samsung phone's Android 13+
-``dumpsys connectivity`` and ``cmd wifi status``; the ``ip`` samples in the tests are written
-from iproute2's format.
+``dumpsys connectivity`` and ``cmd wifi status``, phones' ``ip link`` / ``ip addr`` lines;
+``ip route get`` is read as iproute2 prints it (no real capture found).
 """
 
 from __future__ import annotations
