@@ -94,8 +94,9 @@ def drag_line(
     """(method, command line) for a drag; pure, so the choice per release is testable."""
     duration = _duration(duration_ms, MAX_DURATION_MS, "duration_ms")
     _duration(hold_ms, MAX_HOLD_MS, "hold_ms")
+    for point in (start, end):
+        _point(*point)
     (x1, y1), (x2, y2) = start, end
-    _point(x1, y1), _point(x2, y2)
     if hold_ms == 0 or sdk is None or sdk < MOTIONEVENT_SDK:
         return "swipe", shell_quote.join(["input", "swipe", *map(str, (x1, y1, x2, y2)), duration])
     steps = [shell_quote.join(["input", "motionevent", "DOWN", str(x1), str(y1)])]

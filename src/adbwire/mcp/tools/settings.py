@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import Field
 
@@ -69,8 +69,8 @@ def _choice(value: str, allowed: tuple[str, ...], setting: str) -> str:
 
 
 def _orientation(client: AdbClient, args: SettingArgs) -> Applied:
-    wanted = _choice(args.value, ORIENTATIONS, "orientation")
-    change = orientation.set_orientation(client, wanted)  # type: ignore[arg-type]
+    wanted = cast(orientation.Orientation, _choice(args.value, ORIENTATIONS, "orientation"))
+    change = orientation.set_orientation(client, wanted)
     after = "auto" if change.after.auto_rotate else change.after.orientation
     saved = change.saved
     return Applied(change.before.orientation, after,
