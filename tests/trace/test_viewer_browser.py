@@ -99,7 +99,7 @@ def test_every_step_is_on_the_filmstrip_and_failures_and_the_crash_stand_out(
         8: (["crash", "failed", "step"], "CRASH"),
     }
     summary = browser.evaluate("document.getElementById('summary').textContent")
-    assert "9 steps" in summary and "2 failed" in summary and "1 crashes" in summary
+    assert "9 steps" in summary and "2 failed" in summary and "1 crash" in summary
     # The page opens on the first failed step.
     assert detail(browser)["index"] == 7
 
@@ -118,12 +118,13 @@ def test_a_step_shows_its_screens_with_the_target_drawn_and_keys_move_between_st
     assert before["loaded"] and after["loaded"]
     # The element's bounds [855,2090][1017,2252] and its centre, in device pixels.
     assert before["rects"] == [[855, 2090, 162, 162]] and before["points"] == [[936, 2171]]
+    assert after["rects"] == [] and after["points"] == [[936, 2171]]  # where the finger was
     assert {"element", "arguments", "result"} <= set(tapped["sections"])
     browser.key("ArrowRight")
     browser.key("ArrowRight")
     browser.key("ArrowRight")
     swiped = detail(browser)
-    assert swiped["index"] == 6 and all(s["paths"] == 1 for s in swiped["screens"])
+    assert swiped["index"] == 6 and [s["paths"] for s in swiped["screens"]] == [1, 0]
     browser.key("f")
     failed = detail(browser)
     assert failed["index"] == 7 and failed["error"].startswith("not_found:")

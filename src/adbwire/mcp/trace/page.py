@@ -1,9 +1,9 @@
 """The viewer page's HTML, style and script (kept apart from the Python that fills it in).
 
-The script reads the JSON block, builds the summary, the filmstrip and the selected step's
-view with DOM calls (text only through ``textContent``), draws the acted-on element, point or
-swipe over the screens in SVG, and moves between steps with the keyboard: ← → (or k j),
-Home, End; ``f`` jumps to the next failed step.
+The script reads the JSON block and builds the summary, the filmstrip and the selected
+step's view with DOM calls (text only through ``textContent``). Over the screen before an
+action it draws, in SVG, the element acted on and a swipe's path; over both screens, the
+point. Keys move between steps: ← → (or k j), Home, End; ``f`` goes to the next failed step.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ h2 { font-size: 16px; margin: 0 0 8px; }
 .screen .missing { width: 240px; height: 400px; display: flex; align-items: center;
   justify-content: center; text-align: center; background: #eceff1; color: var(--muted);
   padding: 8px; }
+figure { margin: 0; }
 figcaption { font-size: 12px; color: var(--muted); margin-top: 3px; }
 section { margin: 10px 0; }
 h3 { font-size: 13px; margin: 0 0 4px; color: var(--muted); text-transform: uppercase; }
@@ -111,7 +112,7 @@ SCRIPT = """
     const parts = [
       ["steps", steps.length + " steps", false],
       ["failures", failures + " failed", failures > 0],
-      ["crashes", crashes + " crashes", crashes > 0],
+      ["crashes", crashes + (crashes === 1 ? " crash" : " crashes"), crashes > 0],
       ["total", ms(total) + " in tools", false],
     ];
     if (header.created) parts.push(["created", "recorded " + header.created, false]);
@@ -159,7 +160,7 @@ SCRIPT = """
     });
   }
 
-  function marks(svg, step, screen) {
+  function marks(svg, step, screen, moment) {
     const t = step.target;
     if (!t || !screen.device_width || !screen.device_height) return;
     const stroke = Math.max(screen.device_width, screen.device_height) / 160;
@@ -169,13 +170,13 @@ SCRIPT = """
       svg.appendChild(node);
       return node;
     }
-    if (Array.isArray(t.bounds)) {
+    if (Array.isArray(t.bounds) && moment === "before") {
       add("rect", { "class": "mark-bounds", x: t.bounds[0], y: t.bounds[1],
         width: Math.max(1, t.bounds[2] - t.bounds[0]),
         height: Math.max(1, t.bounds[3] - t.bounds[1]),
         fill: "rgba(255,23,68,0.12)", stroke: "#ff1744", "stroke-width": stroke });
     }
-    if (Array.isArray(t.path)) {
+    if (Array.isArray(t.path) && moment === "before") {
       add("line", { "class": "mark-path", x1: t.path[0], y1: t.path[1],
         x2: t.path[2], y2: t.path[3],
         stroke: "#ff1744", "stroke-width": stroke * 1.5, "stroke-linecap": "round" });
@@ -201,7 +202,7 @@ SCRIPT = """
       svg.setAttribute("viewBox", "0 0 " + (screen.device_width || screen.width || 1) + " " +
         (screen.device_height || screen.height || 1));
       svg.setAttribute("preserveAspectRatio", "none");
-      marks(svg, step, screen);
+      marks(svg, step, screen, moment);
       box.appendChild(svg);
     } else {
       box.appendChild(el("div", "missing", screen ? screen.missing : "not captured"));

@@ -32,6 +32,7 @@ from PIL import Image
 
 from adbwire.device.screen import capture
 from adbwire.device.screen.history import ScreenHistory
+from adbwire.device.screen.scaling import Reductions
 from adbwire.device.ui import compact_tree
 from adbwire.errors import AdbwireError
 from adbwire.mcp.safety.audit import now_iso, redact_secrets, shorten_arguments
@@ -235,14 +236,7 @@ def _history(call: ToolCall) -> ScreenHistory:
 
 def _grab(client: AdbClient) -> Shot:
     frame = capture(client)
-    return Shot(downscale(frame.image), frame.width, frame.height)
-
-
-def downscale(image: Image.Image) -> Image.Image:
-    """The image with its long edge at most `SHOT_EDGE`, by an integer box reduction (a few
-    milliseconds for a phone's screen, where a resampling filter takes tens)."""
-    factor = -(-max(image.size) // SHOT_EDGE)
-    return image.reduce(factor) if factor > 1 else image.copy()
+    return Shot(frame.reductions.shrunk(SHOT_EDGE), frame.width, frame.height)
 
 
 def _shot_from_image(data: str) -> Shot | None:
@@ -259,4 +253,4 @@ def _shot_from_image(data: str) -> Shot | None:
             rgb = image.convert("RGB")
     except (OSError, ValueError, Image.DecompressionBombError):
         return None
-    return Shot(downscale(rgb), rgb.width, rgb.height)
+    return Shot(Reductions(rgb).shrunk(SHOT_EDGE), rgb.width, rgb.height)
