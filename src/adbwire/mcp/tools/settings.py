@@ -169,8 +169,8 @@ APPLY: dict[str, Callable[[AdbClient, SettingArgs], Applied]] = {
     aliases=ALIASES,
 )
 async def set_device_setting(call: ToolCall, args: SettingArgs) -> ToolOutput:
-    """orientation portrait|landscape|reverse_*|auto; dark_mode yes|no|auto; font_scale
-    0.5-2; app_locale tag or '' (package; Android 13+); wifi|mobile_data on|off; location
+    """orientation portrait/landscape/reverse_*/auto; dark_mode yes/no/auto; font_scale
+    0.5-2; app_locale tag or '' (package; Android 13+); wifi, mobile_data on/off; location
     lat,lon (emulator). Read back; undone at session end unless keep."""
     session = session_of(call)
     key = args.setting if args.setting != "app_locale" else f"app_locale:{args.package}"
