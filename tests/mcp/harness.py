@@ -123,7 +123,8 @@ def data_of(result: types.CallToolResult) -> dict[str, Any]:
     text = result.content[0]
     assert isinstance(text, types.TextContent)
     data: dict[str, Any] = result.structured_content
-    assert json.loads(text.text.split("\n", 1)[1]) == data
+    # the text block is the summary, the same JSON, then any large payload (a UI tree) once
+    assert json.loads(text.text.split("\n", 2)[1]) == data
     return data
 
 

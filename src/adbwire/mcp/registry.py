@@ -25,11 +25,14 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class ToolOutput:
     """What a handler returns: a one-line summary and the typed result, plus any content
-    blocks to send after the text (a screenshot's ImageContent)."""
+    blocks to send after the text (a screenshot's ImageContent). ``text`` is a large
+    payload sent once, as plain text at the end of the text block, and left out of the
+    structured content (a UI tree must not travel twice)."""
 
     summary: str
     data: BaseModel
     extra: tuple[ContentBlock, ...] = ()
+    text: str | None = None
 
 
 Handler = Callable[["ToolCall", Any], Awaitable[ToolOutput]]

@@ -214,7 +214,7 @@ async def invoke(
     try:
         output = await _run(call, spec, raw)
         result: CallToolResult | InputRequiredResult = envelope.success(
-            output.summary, output.data, output.extra
+            output.summary, output.data, output.extra, output.text
         )
     except confirm.NeedsInput as pending:
         outcome, result = "awaiting_confirmation", pending.result

@@ -224,9 +224,14 @@ def dump(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json", exclude_none=True)
 
 
-def success(summary: str, data: BaseModel, extra: Sequence[ContentBlock] = ()) -> CallToolResult:
+def success(
+    summary: str, data: BaseModel, extra: Sequence[ContentBlock] = (), payload: str | None = None
+) -> CallToolResult:
+    """``payload`` (a UI tree) goes once, raw, after the JSON line of the text block."""
     structured = dump(data)
     text = summary + "\n" + json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    if payload is not None:
+        text += "\n" + payload
     content: list[ContentBlock] = [TextContent(type="text", text=text), *extra]
     return CallToolResult(content=content, structured_content=structured)
 

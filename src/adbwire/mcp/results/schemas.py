@@ -4,7 +4,8 @@ The whole catalogue must stay small (an agent reads all of it at the start of a 
 pydantic's schemas are trimmed to what helps a caller: titles and model docstrings go (names
 say it), a flag's ``default: false`` goes, ``X | None = None`` becomes ``X`` (the key is
 simply optional: outputs are dumped without ``None`` values and inputs treat a missing key
-as ``None``), length limits go (the server enforces them and says so in its error),
+as ``None``), length and range limits go (the server enforces them and says so in its
+error),
 definitions used once are inlined, and
 output schemas keep only types and required keys.
 """
@@ -19,7 +20,18 @@ from pydantic import BaseModel
 _SCHEMA_MAPS = ("properties", "$defs", "patternProperties")
 _SCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_VALUES = ("items", "additionalProperties", "not")
-_ALWAYS_DROPPED = frozenset({"title", "maxLength", "maxItems", "minLength", "additionalProperties"})
+_ALWAYS_DROPPED = frozenset(
+    {
+        "title",
+        "maxLength",
+        "maxItems",
+        "minLength",
+        "minItems",
+        "minimum",
+        "maximum",
+        "additionalProperties",
+    }
+)
 _OUTPUT_DROPPED = frozenset({"description", "default", "minimum", "maximum"})
 
 

@@ -82,6 +82,9 @@ def _result(step: Step, result: types.CallToolResult) -> StepResult:
     image = next((b for b in result.content if isinstance(b, types.ImageContent)), None)
     structured = dict(result.structured_content or {})
     summary = text.split("\n", 1)[0]
+    payload = text.split("\n", 2)[2:]  # a UI tree travels once, after the JSON line
+    if payload and not result.is_error:
+        structured["tree"] = payload[0]
     return StepResult(
         step=step,
         ok=not result.is_error,

@@ -285,7 +285,6 @@ class DebugArgs(DeviceArgs):
 
 class Debug(Result):
     window: str | None = None
-    tree: str | None = None
     log: list[str] | None = None
     log_note: str | None = None
     screenshot: Shot | None = None
@@ -301,8 +300,8 @@ class Debug(Result):
     example={"screenshot": True},
 )
 async def debug_context(call: ToolCall, args: DebugArgs) -> ToolOutput:
-    """Focused window, UI tree, app's recent log, optional screenshot; each part that fails
-    says why in errors."""
+    """Focused window, app's recent log, optional screenshot, and the UI tree after the JSON
+    (text block); each part that fails says why in errors."""
     found = await call.run(
         read_debug_context,
         call.client,
@@ -317,7 +316,6 @@ async def debug_context(call: ToolCall, args: DebugArgs) -> ToolOutput:
     shot, extra = shot_content(found.screenshot) if found.screenshot else (None, ())
     data = Debug(
         window=focus.current_focus if focus else None,
-        tree=compact_tree(ui.hierarchy) if ui else None,
         log=[
             f"{e.timestamp} {e.pid} {e.level} {e.tag}: {e.message}" for e in found.log_entries or []
         ]
@@ -328,7 +326,9 @@ async def debug_context(call: ToolCall, args: DebugArgs) -> ToolOutput:
         errors=found.errors,
     )
     failed = f"; failed: {', '.join(found.errors)}" if found.errors else ""
-    return ToolOutput(f"debug context of {data.window or 'unknown window'}{failed}", data, extra)
+    tree = compact_tree(ui.hierarchy) if ui else None  # once, in the text block
+    summary = f"debug context of {data.window or 'unknown window'}{failed}"
+    return ToolOutput(summary, data, extra, text=tree)
 
 
 def _log_note(package: str | None, note: str | None) -> str:

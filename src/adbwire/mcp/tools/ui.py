@@ -55,7 +55,6 @@ class TreeArgs(DeviceArgs):
 
 
 class Tree(Result):
-    tree: str
     total: int
     framework: str
     keyboard_shown: bool | None = None
@@ -87,8 +86,8 @@ def _read_tree(call: ToolCall, args: TreeArgs, session: Hashable | None) -> UiSn
 
 @tool(name="ui_tree", title="UI tree", risk=Risk.READ, input=TreeArgs, output=Tree, example={})
 async def ui_tree(call: ToolCall, args: TreeArgs) -> ToolOutput:
-    """Elements on screen, a line each: id class #res-id "text" bounds flags (interactive only
-    unless full)."""
+    """Elements on screen, a line each after the JSON (text block): id class #res-id "text"
+    bounds flags; interactive only unless full."""
     session = session_of(call) if args.disable_animations else None
     snapshot = await run_ui(call, _read_tree, call, args, session)
     hierarchy = snapshot.hierarchy
@@ -96,7 +95,6 @@ async def ui_tree(call: ToolCall, args: TreeArgs) -> ToolOutput:
     text = compact_tree(hierarchy, interactive_only=not args.full)
     focus = snapshot.focus
     data = Tree(
-        tree=text,
         total=len(hierarchy.elements),
         framework=snapshot.framework.framework,
         keyboard_shown=snapshot.keyboard_shown,
@@ -104,7 +102,7 @@ async def ui_tree(call: ToolCall, args: TreeArgs) -> ToolOutput:
         notes=_tree_notes(snapshot),
     )
     shown = text.count("\n") + 1 if text else 0
-    return ToolOutput(f"{shown} of {data.total} elements ({data.framework})", data)
+    return ToolOutput(f"{shown} of {data.total} elements ({data.framework})", data, text=text)
 
 
 class Found(Result):
