@@ -10,6 +10,8 @@ import pytest
 
 from adbwire.device.heavy_jobs import heavy_job
 from adbwire.mcp.safety.policy import Policy
+from adbwire.mcp.tools import activity as activity_tools
+from adbwire.mcp.tools import instrumentation as instrumentation_tools
 from adbwire.testing.userland.android.apk import build_apk
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated
 
@@ -204,4 +206,27 @@ async def test_a_heavy_job_in_progress_refuses_installs_and_runs(tmp_path: Path)
                     assert "run_instrumentation com.example.notes.soak" in error["message"]
             installed = data_of(await client.call_tool("install_apk", {"apk": "app.apk"}))
             assert installed["package"] == "com.example.other"
+        app.close()
+
+
+async def test_what_the_caps_leave_out_is_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(activity_tools, "MAX_TASKS", 1)
+    monkeypatch.setattr(activity_tools, "MAX_ACTIVITIES", 1)
+    monkeypatch.setattr(instrumentation_tools, "MAX_FAILURES", 1)
+    with simulated() as (device,):
+        app = make_app([device], policy=Policy(profile="full", local_root=tmp_path))
+        async with connected(app) as client:
+            await client.call_tool("launch_app", {"package": NOTES})
+            await client.call_tool("open_deep_link", {"uri": "notes://settings"})
+            stack = data_of(await client.call_tool("activity_stack", {}))
+            assert len(stack["tasks"]) == 1 and len(stack["tasks"][0]["activities"]) == 1
+            assert stack["omitted"] == 2  # the list activity below settings, the home task
+            run = data_of(
+                await client.call_tool(
+                    "run_instrumentation", {"test_package": "com.example.notes.test"}
+                )
+            )
+            assert (len(run["failures"]), run["omitted_failures"]) == (1, 1)
         app.close()

@@ -31,6 +31,8 @@ class Task(Result):
 class Stack(Result):
     resumed: str | None = None
     tasks: list[Task]
+    omitted: int = 0
+    """Activities past the caps (of the tasks shown or left out) that are not listed."""
 
 
 class FragmentArgs(DeviceArgs):
@@ -52,6 +54,7 @@ class Fragments(Result):
     resumed: bool | None = None
     available: bool
     fragments: list[FragmentRow]
+    omitted: int = 0
 
 
 @tool(
@@ -79,7 +82,9 @@ async def activity_stack(call: ToolCall, args: DeviceArgs) -> ToolOutput:
         for task in stack.tasks[:MAX_TASKS]
     ]
     resumed = stack.resumed.short if stack.resumed else None
-    data = Stack(resumed=resumed, tasks=tasks)
+    shown = sum(len(task.activities) for task in tasks)
+    everything = sum(len(task.activities) for task in stack.tasks)
+    data = Stack(resumed=resumed, tasks=tasks, omitted=everything - shown)
     return ToolOutput(f"{len(tasks)} task(s), resumed {resumed or 'none'}", data)
 
 
@@ -113,6 +118,7 @@ async def current_fragments(call: ToolCall, args: FragmentArgs) -> ToolOutput:
         resumed=activity.resumed,
         available=activity.fragment_host,
         fragments=rows,
+        omitted=len(activity.fragments) - len(rows),
     )
     if not activity.fragment_host:
         return ToolOutput(f"{activity.component}: {NO_FRAGMENT_MANAGER}", data)

@@ -51,6 +51,7 @@ class RunReport(Result):
     errored: int
     skipped: int
     failures: list[Failure]
+    omitted_failures: int = 0
     problems: list[str]
     duration_s: float
     log: str
@@ -116,6 +117,7 @@ async def run_instrumentation(call: ToolCall, args: InstrumentArgs) -> ToolOutpu
         errored=report.count("errored"),
         skipped=report.count("skipped"),
         failures=failures[:MAX_FAILURES],
+        omitted_failures=max(0, len(failures) - MAX_FAILURES),
         problems=list(report.problems[:MAX_FAILURES]),
         duration_s=round(run.duration_s, 3),
         log=call.app.local_root.display(run.log_path),
