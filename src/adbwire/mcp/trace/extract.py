@@ -109,19 +109,28 @@ def target(data: Mapping[str, Any]) -> dict[str, Any] | None:
     return found or None
 
 
-def log_slice(data: Mapping[str, Any]) -> list[str] | None:
-    """The logcat lines an action outcome carries, bounded."""
-    for key in _LOG_KEYS:
-        value = data.get(key)
-        if isinstance(value, Mapping):  # {"lines": [...], "more": n}
-            value = value.get("lines")
-        if isinstance(value, str):
-            value = value.splitlines()
-        if isinstance(value, list) and value:
-            lines = [str(line)[:MAX_LOG_LINE] for line in value[:MAX_LOG_LINES]]
-            if len(value) > MAX_LOG_LINES:
-                lines.append(f"\u2026 {len(value) - MAX_LOG_LINES} more lines")
-            return lines
+def log_slice(data: Mapping[str, Any], error: Mapping[str, Any] | None = None) -> list[str] | None:
+    """The logcat lines an action outcome carries (``log``, ``log_more``), bounded: from the
+    result, or from a failure's details (a crash's error holds the outcome there)."""
+    places: list[Any] = [data]
+    details = error.get("details") if error is not None else None
+    if isinstance(details, Mapping):
+        places += [details, details.get("outcome")]
+    for place in places:
+        if not isinstance(place, Mapping):
+            continue
+        for key in _LOG_KEYS:
+            value = place.get(key)
+            if isinstance(value, str):
+                value = value.splitlines()
+            if isinstance(value, list) and value:
+                lines = [str(line)[:MAX_LOG_LINE] for line in value[:MAX_LOG_LINES]]
+                more = len(value) - len(lines)
+                if isinstance(place.get("log_more"), int):
+                    more += place["log_more"]
+                if more > 0:
+                    lines.append(f"\u2026 {more} more lines")
+                return lines
     return None
 
 

@@ -200,7 +200,7 @@ class TracedCall:
         found = extract.target(data)
         if found is not None:
             record["target"] = found
-        lines = extract.log_slice(data)
+        lines = extract.log_slice(data, error if isinstance(error, dict) else None)
         if lines is not None:
             record["log"] = lines
         serial = self._call.serial
