@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import statistics
 import subprocess
 import sys
 import time
@@ -39,17 +40,26 @@ SLOW_ENCODE_MS = 300
 START_TIMEOUT = 30.0
 
 
-def _turns(sides: dict[str, Callable[[], object]], calls: int) -> dict[str, list[float]]:
-    """Each side `calls` times, taking turns (A B C A B C ...) so noise falls on all alike."""
-    samples: dict[str, list[float]] = {name: [] for name in sides}
+def _turns(
+    sides: dict[str, Callable[[], object]], calls: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Each side `calls` times, taking turns (A B C A B C ...) so noise falls on all alike:
+    wall seconds, and this process's CPU seconds (steadier on a busy machine)."""
+    wall: dict[str, list[float]] = {name: [] for name in sides}
+    cpu: dict[str, list[float]] = {name: [] for name in sides}
     for side in sides.values():
         side()  # warm-up: connections, caches, the capture path's first measurements
     for _ in range(calls):
         for name, side in sides.items():
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             side()
-            samples[name].append(time.perf_counter() - started)
-    return samples
+            cpu[name].append(time.process_time() - cpu_started)
+            wall[name].append(time.perf_counter() - started)
+    return wall, cpu
+
+
+def _cpu_ms(seconds: list[float]) -> float:
+    return statistics.median(seconds) * 1000
 
 
 def _adb_side(adb: GoogleAdb, serial: str, *flags: str) -> Callable[[], object]:
@@ -79,8 +89,10 @@ def side_by_side(
         sides["mcp screenshot"] = lambda: mcp.call("screenshot", {})
     for _ in range(4):  # the capture path's warm-up (raw, PNG, raw, PNG)
         take_screenshot(client, history=history)
-    samples = _turns(sides, calls)
-    result: dict[str, Any] = {name: summary_ms(values) for name, values in samples.items()}
+    wall, cpu = _turns(sides, calls)
+    result: dict[str, Any] = {name: summary_ms(values) for name, values in wall.items()}
+    for name, values in cpu.items():
+        result[name]["cpu_ms"] = _cpu_ms(values)  # adb's own processes are not counted
     fetch = result["fetch"]["median_ms"]
     for name in ("take_screenshot", "mcp screenshot"):
         if name in result:
@@ -90,7 +102,8 @@ def side_by_side(
 
 
 def host_steps(client: Any, calls: int) -> dict[str, Any]:
-    """Each step of one default screenshot, timed alone on one captured frame."""
+    """Each step of one default screenshot, timed alone on one captured frame (CPU time of
+    this process: the steps are all host work)."""
     from adbwire.device.screen import Budget, capture  # noqa: PLC0415
     from adbwire.device.screen.encode import fit  # noqa: PLC0415
     from adbwire.device.screen.scaling import Reductions, fingerprint, is_black  # noqa: PLC0415
@@ -107,18 +120,17 @@ def host_steps(client: Any, calls: int) -> dict[str, Any]:
 
     half = Reductions(image).half
     steps: dict[str, Callable[[], object]] = {
-        "capture (fetch, map, halve, thumbnail, black check)": lambda: capture(client, "raw"),
         "halve (box reduction)": lambda: Reductions(image).half,
         "thumbnail + fingerprint (from the frame)": thumbnail_and_fingerprint,
         "black check (from the frame)": black,
         "encode (PNG level 1, RLE, from the half)": lambda: fit(half, Budget()),
     }
-    samples = _turns(steps, calls)
+    _wall, cpu = _turns(steps, calls)
     encoded = fit(Reductions(image), Budget())
     return {
         "frame": [frame.width, frame.height],
         "image": [encoded.width, encoded.height, encoded.format, len(encoded.data)],
-        "steps": {name: summary_ms(values) for name, values in samples.items()},
+        "steps_cpu_ms": {name: _cpu_ms(values) for name, values in cpu.items()},
     }
 
 
@@ -168,9 +180,9 @@ def slow_link(private_key: Path, public_key: Path, calls: int) -> dict[str, Any]
             "always raw": lambda: take_screenshot(client),
             "adaptive": lambda: take_screenshot(client, history=history),
         }
-        samples = _turns(sides, calls)
+        wall, _cpu = _turns(sides, calls)
         rate = paths.link_rate
-        result: dict[str, Any] = {name: summary_ms(values) for name, values in samples.items()}
+        result: dict[str, Any] = {name: summary_ms(values) for name, values in wall.items()}
         result.update(
             link_mbps=SLOW_LINK_MBPS,
             encode_ms=SLOW_ENCODE_MS,
@@ -198,16 +210,19 @@ def run(
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["### Screenshots (1080x2424 default screen)", ""]
-    lines += ["| path | median ms | p95 ms | vs fetch |", "|---|---|---|---|"]
+    lines += ["| path | median ms | p95 ms | vs fetch | our CPU ms |", "|---|---|---|---|---|"]
     for name, row in result["side_by_side"].items():
         if isinstance(row, dict):
             ratio = f"{row['vs_fetch']:.2f}" if "vs_fetch" in row else ""
-            lines.append(f"| {name} | {row['median_ms']:.1f} | {row['p95_ms']:.1f} | {ratio} |")
+            lines.append(
+                f"| {name} | {row['median_ms']:.1f} | {row['p95_ms']:.1f} | {ratio} "
+                f"| {row['cpu_ms']:.1f} |"
+            )
     steps = result["host_steps"]
     lines += ["", f"Host steps (image {steps['image']}):", ""]
-    lines += ["| step | median ms |", "|---|---|"]
-    for name, row in steps["steps"].items():
-        lines.append(f"| {name} | {row['median_ms']:.1f} |")
+    lines += ["| step | median CPU ms |", "|---|---|"]
+    for name, value in steps["steps_cpu_ms"].items():
+        lines.append(f"| {name} | {value:.1f} |")
     slow = result["slow_link"]
     lines += [
         "",
