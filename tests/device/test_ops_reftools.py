@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.device import activity_stack, instrumentation, network, processes
+from adbwire.device import activity_stack, instrumentation, network, output_cap, processes
 from adbwire.device.errors import NotFoundError
 from adbwire.device.parsers.instrumentation import CaseResult, CaseStarted
-from adbwire.errors import AdbTimeoutError, UsageError
+from adbwire.errors import AdbTimeoutError, OutputTooLargeError, UsageError
 from adbwire.testing import SimulatedDevice
 from adbwire.testing.scenario import load_scenario
 from adbwire.testing.userland import Userland
@@ -255,3 +255,13 @@ def test_a_run_cut_short_leaves_an_incomplete_log_and_the_app_running(
     assert device_client.shell(f"pidof {NOTES}").stdout.strip()
     instrumentation.stop_target(device_client, target)
     assert device_client.shell(f"pidof {NOTES}").exit_code == 1
+
+
+def test_a_run_past_the_output_cap_stops_and_keeps_what_came(
+    device_client: AdbClient, tmp_path: Path
+) -> None:
+    target = instrumentation.find_instrumentation(device_client, "com.example.notes.test")
+    with output_cap.limited_to(1500), pytest.raises(OutputTooLargeError):
+        instrumentation.run_instrumentation(device_client, target, tmp_path / "r.log", timeout=60)
+    kept = (tmp_path / "r.incomplete.log").read_bytes()
+    assert 0 < len(kept) <= 1500 and not (tmp_path / "r.log").exists()
