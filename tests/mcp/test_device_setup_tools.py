@@ -21,6 +21,7 @@ from adbwire.testing import DeviceFiles, DeviceOptions, running_device
 from tests.device.ui_sim import SpyUserland
 from tests.mcp.harness import WAIT, data_of, error_of, make_app
 
+FONT_SCALE = {"setting": "font_scale", "value": "1.3"}
 NEW_TOOLS = {"gesture", "set_device_setting", "screen_recording", "list_notifications",
              "open_notifications"}  # fmt: skip
 
@@ -209,3 +210,13 @@ async def test_an_emulator_without_a_console_says_where_it_looked() -> None:
             fix = {"setting": "location", "value": "48.85,2.29"}
             error = error_of(await s.call("set_device_setting", fix))
     assert error["code"] == "device_unreachable" and "emulator console" in error["message"]
+
+
+async def test_requests_without_a_session_are_undone_when_the_server_stops() -> None:
+    with server() as srv:
+        with anyio.fail_after(WAIT):
+            async with Client(build_server(srv.app)) as client:  # 2026-07-28: no session
+                font = data_of(await client.call_tool("set_device_setting", FONT_SCALE))
+        assert font["restore"] == "when the server stops"
+        assert srv.userland.state.settings["system"]["font_scale"] == "1.3"
+    assert srv.userland.state.settings["system"]["font_scale"] == "1.0"  # app.close restored
