@@ -9,6 +9,7 @@ over the pixel cap, or more bytes than the frame's own header allows, ends the c
 from __future__ import annotations
 
 import base64
+import dataclasses
 import os
 import re
 import time
@@ -22,7 +23,9 @@ from adbwire.device import input as device_input
 from adbwire.device.errors import ScreenTooLargeError
 from adbwire.device.parsers import Bounds, parse_display_size
 from adbwire.device.screen import Budget, Screenshot, take_screenshot
+from adbwire.device.screen.annotate import annotate
 from adbwire.device.ui import NoMatchError, compact_tree, read_ui
+from adbwire.device.ui.compact import interactive_elements
 from adbwire.device.ui.debug import debug_context as read_debug_context
 from adbwire.device.ui.select import check_fresh
 from adbwire.errors import OutputTooLargeError
@@ -53,6 +56,7 @@ class ShotArgs(DeviceArgs):
     format: Literal["png", "jpeg", "webp"] | None = None
     crop: list[int] | None = Field(default=None, min_length=4, max_length=4)
     crop_to: ElementId | None = None
+    annotate: bool = False
 
 
 class Shot(Result):
@@ -85,6 +89,16 @@ def _capture(call: ToolCall, args: ShotArgs) -> Screenshot:
         return take_screenshot(client, budget=budget, region=region, history=memory(call))
     except (ScreenTooLargeError, OutputTooLargeError) as exc:
         raise frame_refused(exc) from None
+
+
+def _annotated(call: ToolCall, shot: Screenshot) -> Screenshot:
+    """The screenshot with each interactive element's id drawn on it, read from the screen
+    as it is now (the ids an agent then taps are remembered as ui_tree's would be)."""
+    hierarchy = read_ui(call.client).hierarchy
+    remember(call, hierarchy)
+    assert shot.image is not None and shot.mapping is not None
+    marked = annotate(shot.image, shot.mapping, interactive_elements(hierarchy))
+    return dataclasses.replace(shot, image=marked)
 
 
 def frame_refused(exc: ScreenTooLargeError | OutputTooLargeError) -> ToolFailure:
@@ -148,8 +162,10 @@ def shot_content(
 )
 async def screenshot(call: ToolCall, args: ShotArgs) -> ToolOutput:
     """Screen image within max_edge px and max_bytes; scale: image/device px. A secure (black)
-    screen is reported, not shown."""
+    screen is reported, not shown. annotate: ui_tree's ids drawn on actionable elements."""
     shot = await run_ui(call, _capture, call, args)
+    if args.annotate and shot.image is not None and shot.mapping is not None:
+        shot = await run_ui(call, _annotated, call, shot)
     saved = await call.run(_save, call, shot)
     data, extra = shot_content(shot, saved)
     if shot.image is None:
