@@ -17,7 +17,7 @@ from typing import Any
 from adbwire.cli import targets
 from adbwire.cli.install import parse_user
 from adbwire.cli.terminal_text import visible
-from adbwire.wire.services.install_multiple import SplitWriteError, install_multiple
+from adbwire.wire.services.install_multiple import SplitWriteError
 from adbwire.wire.services.install_result import InstallOptions
 
 
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     )
     with targets.connect(args) as client:
         try:
-            result = install_multiple(client.connection, args.apks, options, timeout=args.timeout)
+            result = client.install_multiple(args.apks, options, timeout=args.timeout)
         except SplitWriteError as refused:
             print(f"adbwire: failed to write {visible(str(refused.path))}", file=sys.stderr)
             print(visible(refused.answer.strip(), multiline=True), file=sys.stderr)

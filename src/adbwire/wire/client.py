@@ -17,11 +17,12 @@ from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
 from adbwire.wire.connection import Connection, Signer, StateListener
 from adbwire.wire.keys import AdbKey, load_keys
-from adbwire.wire.services import control, install, sync
+from adbwire.wire.services import control, install, install_multiple, sync
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
 from adbwire.wire.services.control import AdbdRestart, RebootMode
 from adbwire.wire.services.forward import Forward, PortForwarder
+from adbwire.wire.services.install_multiple import MultipleInstallResult
 from adbwire.wire.services.install_push import Progress as InstallProgress
 from adbwire.wire.services.install_result import (
     InstallMethod,
@@ -378,6 +379,18 @@ class AdbClient:
         return install.install(
             self.connection, apk, options, method=method, progress=progress, timeout=timeout
         )
+
+    def install_multiple(
+        self,
+        apks: Sequence[LocalPath],
+        options: InstallOptions | None = None,
+        *,
+        timeout: float | None = None,
+    ) -> MultipleInstallResult:
+        """Install a base APK and its splits in one session, as `adb install-multiple`
+        (SplitWriteError names an APK the package manager refused; the session is then
+        abandoned)."""
+        return install_multiple.install_multiple(self.connection, apks, options, timeout=timeout)
 
     def uninstall(
         self,
