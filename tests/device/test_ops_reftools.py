@@ -13,7 +13,7 @@ from adbwire.device import activity_stack, instrumentation, network, output_cap,
 from adbwire.device.errors import NotFoundError
 from adbwire.device.parsers.instrumentation import CaseResult, CaseStarted
 from adbwire.errors import AdbTimeoutError, OutputTooLargeError, UsageError
-from adbwire.testing import SimulatedDevice
+from adbwire.testing import DeviceFiles, SimulatedDevice
 from adbwire.testing.scenario import load_scenario
 from adbwire.testing.userland import Userland
 from adbwire.wire.client import AdbClient
@@ -265,3 +265,19 @@ def test_a_run_past_the_output_cap_stops_and_keeps_what_came(
         instrumentation.run_instrumentation(device_client, target, tmp_path / "r.log", timeout=60)
     kept = (tmp_path / "r.incomplete.log").read_bytes()
     assert 0 < len(kept) <= 1500 and not (tmp_path / "r.log").exists()
+
+
+def test_without_ip_the_route_and_address_come_from_the_connectivity_dump(
+    sim_device_factory: Callable[..., SimulatedDevice], adb_key: AdbKey
+) -> None:
+    def without_ip(files: DeviceFiles) -> Userland:
+        userland = Userland(load_scenario(), files)
+        del userland.device._commands["ip"]  # an `ip` the shell may not run
+        return userland
+
+    device = sim_device_factory(userland_factory=without_ip)
+    with AdbClient.connect_tcp(device.serial, [adb_key]) as client:
+        info = network.network_info(client)
+    assert info.route is not None
+    assert (info.route.interface, info.route.gateway) == ("wlan0", "10.0.2.2")
+    assert [(i.name, i.addresses) for i in info.interfaces] == [("wlan0", ("10.0.2.16/24",))]

@@ -231,6 +231,9 @@ def test_a_real_android_9_network_agent() -> None:
     assert (found.transport, found.validated, found.captive_portal, found.ssid) == (
         "WIFI", True, False, "Mohibul Alam",
     )  # fmt: skip
+    assert (found.interface, found.gateway, found.addresses) == (
+        "wlan0", "192.168.0.1", ("fe80::c60b:cbff:feaf:18b9/64", "192.168.0.104/24"),
+    )  # fmt: skip
 
 
 # A Samsung phone (serial R58N94KML7J, Android 13+ layouts), from a network diagnostic a
@@ -294,6 +297,9 @@ def test_a_real_samsung_wifi_status_and_default_network() -> None:
         106, "WIFI", True, "XLVII",
     )  # fmt: skip
     assert (default.captive_portal, default.partial_connectivity) == (False, False)
+    assert (default.interface, default.gateway, default.addresses) == (
+        "wlan0", "192.168.10.1", ("fe80::2c63:eff:fec3:654f/64", "192.168.10.121/24"),
+    )  # fmt: skip
     # its `ip route` (main table) has no default route: the route comes from `ip route get`
     assert parse_route("") is None
 

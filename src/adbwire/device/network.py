@@ -44,6 +44,12 @@ def network_info(client: AdbClient) -> NetworkInfo:
     if route is None:
         route = parse_route(_default_line(_output(client, ["ip", "route"])))
     default = parse_default_network(_output(client, ["dumpsys", "connectivity"]))
+    if route is None and default is not None and default.gateway is not None:
+        # Android keeps its default routes in per-network tables `ip route` does not show;
+        # the connectivity dump names the default network's own (when `ip route get` failed)
+        route = Route(interface=default.interface, gateway=default.gateway, source=None)
+    if not interfaces and default is not None and default.interface and default.addresses:
+        interfaces = [Interface(default.interface, True, None, default.addresses)]
     wifi = parse_wifi_status(_output(client, ["cmd", "wifi", "status"]))
     if wifi is None or wifi.enabled is None:
         wifi_on = _setting(client, "wifi_on")  # 1 on, 2 on (kept on in airplane mode), 0 off

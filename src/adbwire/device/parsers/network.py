@@ -35,6 +35,9 @@ _SSID = re.compile(r'\bSSID:\s*"((?:[^"\\]|\\.){0,64})"')
 _OLD_EXTRA_SSID = re.compile(
     r'\bextra:\s*"((?:[^"\\]|\\.){0,64})"'
 )  # Android 6-11: ni{[... extra: "SSID"
+_LP_INTERFACE = re.compile(r"\bInterfaceName:\s*([\w.@-]{1,32})")
+_LP_ADDRESSES = re.compile(r"\bLinkAddresses:\s*\[([^\]]{0,2000})\]")
+_LP_DEFAULT_ROUTE = re.compile(r"\b0\.0\.0\.0/0 -> ([0-9A-Fa-f.:]{1,45}) ([\w.@-]{1,32})")
 _WIFI_CONNECTED_TO = re.compile(r'^Wifi is connected to "((?:[^"\\]|\\.){0,64})"', re.MULTILINE)
 
 
@@ -64,6 +67,11 @@ class DefaultNetwork:
     captive_portal: bool | None
     partial_connectivity: bool | None
     ssid: str | None
+    interface: str | None = None
+    """From the agent's link properties (``InterfaceName:``)."""
+    gateway: str | None = None
+    """The IPv4 default route's next hop in the link properties (``0.0.0.0/0 -> GW``)."""
+    addresses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,6 +171,9 @@ def parse_default_network(text: str) -> DefaultNetwork | None:
     captive = None if flags is None else "CAPTIVE_PORTAL" in flags
     if "lastCaptivePortalDetected{true}" in agent:
         captive = True
+    interface = _LP_INTERFACE.search(agent)
+    addresses = _LP_ADDRESSES.search(agent)
+    route = _LP_DEFAULT_ROUTE.search(agent)
     return DefaultNetwork(
         network_id=network_id,
         transport=transport,
@@ -170,6 +181,11 @@ def parse_default_network(text: str) -> DefaultNetwork | None:
         captive_portal=captive,
         partial_connectivity=None if flags is None else "PARTIAL_CONNECTIVITY" in flags,
         ssid=_unquote(ssid.group(1)) if ssid else None,
+        interface=interface.group(1) if interface else None,
+        gateway=route.group(1) if route else None,
+        addresses=tuple(
+            a.strip() for a in (addresses.group(1) if addresses else "").split(",") if a.strip()
+        ),
     )
 
 
