@@ -1,0 +1,70 @@
+"""install-multiple's session against the simulated package manager, by each route a device
+offers: abb_exec, `cmd package` over exec:, and `pm` for devices without `cmd`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from adbwire.errors import UsageError
+from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
+from adbwire.testing.userland.android.apk import build_apk
+from adbwire.wire.keys import AdbKey
+from adbwire.wire.services.install_multiple import install_multiple
+from adbwire.wire.services.install_result import InstallOptions
+from adbwire.wire.services.reconnect import tcp_connection_factory
+from adbwire.wire.services.shell import run
+from tests.wire.services.conftest import TEST_TIMEOUTS
+
+ROUTES = {
+    "abb_exec": DEVICE_FEATURES,
+    "cmd": tuple(f for f in DEVICE_FEATURES if f != "abb_exec"),
+    "pm": tuple(f for f in DEVICE_FEATURES if f not in ("abb_exec", "cmd")),
+}
+
+
+@pytest.fixture
+def apks(tmp_path: Path) -> list[Path]:
+    base = tmp_path / "base.apk"
+    base.write_bytes(build_apk("com.split.app", version_code=3))
+    config = tmp_path / "config.xxhdpi.apk"
+    config.write_bytes(
+        build_apk("com.split.app", split="config.xxhdpi", activities=(), launcher=None)
+    )
+    return [base, config]
+
+
+@pytest.mark.parametrize("route", list(ROUTES))
+def test_every_route_installs_the_splits(
+    sim_device_factory: Callable[..., SimulatedDevice],
+    adb_key: AdbKey,
+    apks: list[Path],
+    route: str,
+) -> None:
+    device = sim_device_factory(features=ROUTES[route])
+    with tcp_connection_factory(device.serial, [adb_key], timeouts=TEST_TIMEOUTS)() as link:
+        assert ("abb_exec" in link.features, "cmd" in link.features) == (
+            route == "abb_exec",
+            route != "pm",
+        )
+        result = install_multiple(link, apks, InstallOptions(replace=True))
+        assert (result.ok, result.output) == (True, "Success\n")
+        assert [apk.package for apk in result.apks] == ["com.split.app"] * 2
+        paths = run(link, "pm path com.split.app").stdout.decode().split()
+        assert [path.rsplit("/", 1)[1] for path in paths] == ["base.apk", "split_config.xxhdpi.apk"]
+        assert run(link, "pm list packages --show-versioncode com.split.app").stdout.strip()
+
+
+def test_two_apks_of_one_name_are_refused_before_anything_is_sent(
+    sim_device: SimulatedDevice, adb_key: AdbKey, apks: list[Path], tmp_path: Path
+) -> None:
+    twin = tmp_path / "twin"
+    twin.mkdir()
+    (twin / "base.apk").write_bytes(apks[0].read_bytes())
+    with tcp_connection_factory(sim_device.serial, [adb_key], timeouts=TEST_TIMEOUTS)() as link:
+        with pytest.raises(UsageError, match="share a file name"):
+            install_multiple(link, [apks[0], twin / "base.apk"])
+        with pytest.raises(UsageError, match="at least one APK"):
+            install_multiple(link, [])
