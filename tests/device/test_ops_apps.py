@@ -9,7 +9,9 @@ import pytest
 from adbwire.device import apps, logs
 from adbwire.device.errors import AppCrashedError, AppNotRespondingError, NotFoundError
 from adbwire.errors import DeviceCommandError
+from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from adbwire.wire.client import AdbClient
+from tests.device.ui_sim import simulated
 from tests.mcp.harness import device_client
 
 __all__ = ["device_client"]
@@ -118,3 +120,18 @@ def test_logs_of_a_dead_app_are_still_found(device_client: AdbClient) -> None:
     assert found.pids and found.note is not None and "not running" in found.note
     assert any(e.message.startswith("FATAL EXCEPTION") for e in found.entries)
     assert all(e.pid in found.pids for e in found.entries)
+
+
+def test_focus_falls_back_to_the_resumed_activity() -> None:
+    with simulated("settings") as sim:
+
+        def no_focus_lines(inv: Invocation, command: CommandFn) -> int:
+            if inv.args[:1] == ["window"]:
+                inv.out("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
+                return 0  # a vendor dump that names no focus at all
+            return command(inv)
+
+        sim.userland.hooks["dumpsys"] = no_focus_lines
+        focus = apps.focus(sim.client)
+        assert focus.source == "ResumedActivity"
+        assert focus.activity == "com.example.notes.SettingsActivity"

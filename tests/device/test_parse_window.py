@@ -92,3 +92,29 @@ def test_wm_density() -> None:
     both = parse_density("Physical density: 440\nOverride density: 320\n")
     assert (both.physical, both.override, both.effective) == (440, 320, 320)
     assert parse_density("Physical dens").effective is None  # truncated
+
+
+def test_a_dump_without_current_focus_falls_back_to_the_ime_target() -> None:
+    focus = parse_window_focus(
+        device_output("dumpsys_window/android12_windows_no_current_focus_excerpt.txt")
+    )
+    launcher = "com.android.launcher3/com.android.launcher3.uioverrides.QuickstepLauncher"
+    assert focus.current_focus == launcher and focus.source == "imeInputTarget"
+    assert focus.package == "com.android.launcher3"
+    assert focus.focused_app == "com.android.launcher3/.uioverrides.QuickstepLauncher"
+    # mObscuringWindow (the wallpaper) in the same dump is not taken for the focus
+
+
+def test_fallback_order_and_null_current_focus() -> None:
+    text = (
+        "  mCurrentFocus=null\n"
+        "  mTopFullscreenOpaqueWindowState=Window{1a u0 com.b/com.b.Top}\n"
+        "  imeLayeringTarget in display# 0 Window{2b u0 com.a/com.a.Main}\n"
+    )
+    focus = parse_window_focus(text)
+    assert (focus.current_focus, focus.source) == ("com.a/com.a.Main", "imeLayeringTarget")
+    old = parse_window_focus("  mInputMethodTarget=Window{41f u0 com.c/com.c.Edit}\n")
+    assert (old.package, old.source) == ("com.c", "mInputMethodTarget")
+    assert parse_window_focus("  imeLayeringTarget in display# 0 null\n").current_focus is None
+    real = parse_window_focus("  mCurrentFocus=Window{9 u0 com.d/com.d.X}\n")
+    assert real.source == "mCurrentFocus" and real.focused_app is None  # no guessing then
