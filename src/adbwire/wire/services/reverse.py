@@ -164,7 +164,8 @@ class ReverseForwarder:
         """Called by the reader thread under the connection's lock: decide at once."""
         with self._lock:
             if self._closed or service not in self._destinations.values():
-                log.warning("reverse: refused a stream the device opened to %r", service)
+                # The name is the device's text: shown escaped and cut short.
+                log.warning("reverse: refused a stream the device opened to %r", service[:80])
                 return None
             if len(self._relays) >= self._max_streams:
                 log.warning(
