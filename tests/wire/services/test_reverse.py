@@ -7,12 +7,12 @@ import hashlib
 import os
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from adbwire.errors import DeviceCommandError, UsageError
-from adbwire.testing import SimulatedDevice
+from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
 from adbwire.wire.connection import Connection
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.services.reconnect import tcp_connection_factory
@@ -245,3 +245,26 @@ def test_a_host_that_speaks_and_closes_at_once_is_heard(reverser: ReverseForward
                 while chunk := sock.recv(100):
                     received += chunk
                 assert received == b"greeting\n"
+
+
+def test_an_old_device_with_small_packets_and_checksums(
+    sim_device_factory: Callable[..., SimulatedDevice],
+    adb_key: AdbKey,
+    echo_server: LoopbackServer,
+) -> None:
+    """Classic flow control (one WRTE in flight), 1 KiB payloads, checksummed packets."""
+    device = sim_device_factory(
+        protocol_version=0x01000000,
+        max_payload=1024,
+        features=tuple(f for f in DEVICE_FEATURES if f != "delayed_ack"),
+    )
+    link = tcp_connection_factory(device.serial, [adb_key], timeouts=TEST_TIMEOUTS)()
+    try:
+        assert not link.delayed_ack and link.max_payload == 1024
+        with ReverseForwarder(link) as reverser:
+            device_port = free_port()
+            reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+            payload = os.urandom(200_000)
+            assert echo_through(device_port, payload) == payload
+    finally:
+        link.close()
