@@ -198,11 +198,16 @@ def _wait_for_pid(client: AdbClient, recording: Recording, before: set[int]) -> 
             detail = recording.error or recording.said or "it ended at once"
             raise CommandFailedError("screenrecord", recording.exit_code or 1, detail)
         new = _pids(client) - before
-        if new:
+        if new and not _failed(recording):
             return max(new)
         if time.monotonic() >= deadline:
             raise VerificationError(f"screenrecord did not start within {START_SECONDS:g}s")
         recording.done.wait(POLL_SECONDS)
+
+
+def _failed(recording: Recording) -> bool:
+    """It already ended with an error (pidof can still list a process that is exiting)."""
+    return recording.done.is_set() and recording.exit_code not in (0, None)
 
 
 def _finish(client: AdbClient, recording: Recording) -> None:
