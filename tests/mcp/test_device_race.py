@@ -162,3 +162,29 @@ def test_connect_failed_is_what_a_refused_port_raises() -> None:
     device.stop()
     with pytest.raises(ConnectFailedError):
         AdbClient.connect_tcp(address, [])
+
+
+class CountingSource:
+    kind = "usb"
+
+    def __init__(self) -> None:
+        self.scans = 0
+
+    def scan(self) -> list[str]:
+        self.scans += 1
+        return []
+
+    def open(self, *args: object, **kwargs: object) -> AdbClient:
+        raise AssertionError("nothing to open")
+
+
+def test_sources_are_scanned_again_only_when_the_last_scan_is_old() -> None:
+    registry = DeviceRegistry(list)
+    assert not registry.needs_refresh(0.0)  # nothing to scan
+    source = CountingSource()
+    registry.add_source(source)
+    assert registry.needs_refresh(3600.0)  # never scanned
+    registry.refresh()
+    assert source.scans == 1
+    assert not registry.needs_refresh(3600.0)
+    assert registry.needs_refresh(0.0)

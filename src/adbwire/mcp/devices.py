@@ -14,7 +14,9 @@ Connections are made in background threads so that a device waiting for the user
 from __future__ import annotations
 
 import logging
+import math
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -192,6 +194,7 @@ class DeviceRegistry:
         self.connect_wait = connect_wait
         self._entries: dict[str, _Entry] = {}
         self._sources: list[DeviceSource] = []
+        self._scanned_at = -math.inf
         self._lock = threading.Lock()
 
     def keys(self) -> Sequence[Signer]:
@@ -248,13 +251,14 @@ class DeviceRegistry:
         entry.start()
         return serial
 
-    @property
-    def has_sources(self) -> bool:
-        """Whether `refresh` has anything to scan (it blocks while it does)."""
-        return bool(self._sources)
+    def needs_refresh(self, max_age: float) -> bool:
+        """Whether a source should be scanned again: there is one, and its last scan is
+        older than `max_age` seconds (a scan blocks, and costs a worker thread)."""
+        return bool(self._sources) and time.monotonic() - self._scanned_at >= max_age
 
     def refresh(self) -> None:
         """Pick up devices that sources see now (USB hot-plug)."""
+        self._scanned_at = time.monotonic()
         for source in list(self._sources):
             try:
                 serials = source.scan()

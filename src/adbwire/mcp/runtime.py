@@ -48,6 +48,8 @@ P = ParamSpec("P")
 T = TypeVar("T")
 _EMULATOR_SERIAL = re.compile(r"^emulator-\d+$")
 _LOOPBACK_EMULATOR = re.compile(r"^(?:127\.0\.0\.1|localhost|\[::1\]):(\d+)$")
+RESCAN_AFTER = 1.0
+"""Seconds between USB scans on the call path; a device plugged in shows up within it."""
 
 
 class ToolCall:
@@ -121,7 +123,7 @@ class ToolCall:
 
     async def target(self, requested: str | None) -> str:
         devices = self.app.devices
-        if devices.has_sources:  # scanning USB blocks: off the event loop
+        if devices.needs_refresh(RESCAN_AFTER):  # scanning USB blocks: off the event loop
             await anyio.to_thread.run_sync(devices.refresh)
         known = devices.serials()
         if requested is not None:
