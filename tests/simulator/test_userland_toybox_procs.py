@@ -358,3 +358,21 @@ def test_ctrl_c_runs_the_int_trap_and_the_script_goes_on(userland: Userland) -> 
 
 def test_ctrl_c_without_a_terminal_is_just_a_byte(userland: Userland) -> None:
     assert run(userland, "wc -c", stdin=b"a\x03b").out == "3\n"
+
+
+def test_ctrl_c_reaches_every_stage_of_a_pipeline(userland: Userland) -> None:
+    """The foreground is every stage: with INT trapped the shell goes on, and a `sleep` in
+    the first stage is interrupted too (not only the last stage's `cat`)."""
+    io, worker, statuses = _run_on_terminal(
+        userland, "trap 'echo int' INT; sleep 300 | cat; echo $?"
+    )
+    try:
+        wait_for_pid(userland, "sleep")
+        wait_for_pid(userland, "cat")
+        io.send(b"\x03")
+        worker.join(WAIT)
+        assert not worker.is_alive(), "the sleep of the first stage kept the pipeline up"
+        assert statuses == [0]
+        assert bytes(io.stdout) == b"int\n130\n"
+    finally:
+        io.close()

@@ -23,11 +23,15 @@ _INTERRUPT = SIGNALS["INT"]
 
 
 def _interrupt(shell: Shell) -> None:
-    """^C on the terminal: SIGINT to the foreground command and, unless the shell is
-    interactive (it ignores SIGINT then), to the shell too."""
+    """^C on the terminal: SIGINT to the foreground commands (every stage of a pipeline: the
+    shell's children; a background job's commands are its subshell's) and, unless the shell
+    is interactive (it ignores SIGINT then), to the shell too."""
     child = shell.child
     if child is not None:
         child.pending_signal = _INTERRUPT
+    for process in shell.host.processes.snapshot():
+        if process.ppid == shell.pid and process is not shell.process:
+            process.pending_signal = _INTERRUPT
     if not shell.interactive and shell.process is not None:
         shell.process.pending_signal = _INTERRUPT
 
