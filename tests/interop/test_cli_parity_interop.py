@@ -288,6 +288,19 @@ def test_reverse_management_matches_adb(both: Both) -> None:
         assert actual == (expected[0], expected[1], expected[2].replace(b"adb:", b"adbwire:"))
 
 
+def test_reverse_no_rebind_matches_adb(both: Both) -> None:
+    """A listener adb set up: --no-rebind on it fails in adbd's words for both clients."""
+    with loopback_server(echo) as server:
+        port = free_port()
+        assert both.adb_run("reverse", f"tcp:{port}", f"tcp:{server.port}")[0] == 0
+        try:
+            expected, actual = both.both("reverse", "--no-rebind", f"tcp:{port}", "tcp:1")
+            assert expected == (1, b"", b"adb: error: cannot rebind existing socket\n")
+            assert actual == (1, b"", b"adbwire: error: cannot rebind existing socket\n")
+        finally:
+            both.adb_run("reverse", "--remove-all")
+
+
 def test_adbwire_reverse_beside_adbs(both: Both) -> None:
     """Both clients hold a reverse forward on the device at once; each relays its own."""
     with loopback_server(echo) as server:
