@@ -7,6 +7,7 @@ import hashlib
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -16,8 +17,9 @@ from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
 from adbwire.wire.connection import Connection
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.services.reconnect import tcp_connection_factory
-from adbwire.wire.services.reverse import ReverseForwarder
+from adbwire.wire.services.reverse import CLEANUP_SECONDS, ReverseForwarder
 from adbwire.wire.services.shell import run
+from adbwire.wire.timeouts import Timeouts
 from tests.interop.adb_oracle import free_port
 from tests.wire.services.conftest import TEST_TIMEOUTS
 from tests.wire.services.loopback_servers import (
@@ -267,4 +269,23 @@ def test_an_old_device_with_small_packets_and_checksums(
             payload = os.urandom(200_000)
             assert echo_through(device_port, payload) == payload
     finally:
+        link.close()
+
+
+def test_closing_waits_a_bounded_time_for_a_device_that_does_not_answer(
+    sim_device: SimulatedDevice, adb_key: AdbKey, echo_server: LoopbackServer
+) -> None:
+    """Ctrl-C must not hang on cleanup: removing a listener waits CLEANUP_SECONDS, not the
+    operation timeout (here 120 s), for a device that never answers."""
+    timeouts = Timeouts(connect=5.0, auth=5.0, operation=120.0)
+    link = tcp_connection_factory(sim_device.serial, [adb_key], timeouts=timeouts)()
+    try:
+        reverser = ReverseForwarder(link)
+        reverser.reverse(f"tcp:{free_port()}", f"tcp:{echo_server.port}")
+        sim_device.state.faults.stall("reverse:killforward")
+        started = time.monotonic()
+        reverser.close()
+        assert time.monotonic() - started < CLEANUP_SECONDS + 60, "closing waited too long"
+    finally:
+        sim_device.state.faults.release_stalls()
         link.close()

@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_STREAMS = 64
 CONNECT_SECONDS = 5.0
 CHECK_SECONDS = 0.5
+CLEANUP_SECONDS = 5.0
+"""How long closing waits for the device to drop a listener (Ctrl-C must not hang)."""
 MAX_REPLY = 64 * 1024
 """The longest status message or listing we read from the device."""
 
@@ -141,11 +143,12 @@ class ReverseForwarder:
         with self._lock:
             self._destinations.clear()
 
-    def _request(self, command: str, *, status: bool = True) -> str:
+    def _request(self, command: str, *, status: bool = True, timeout: float | None = None) -> str:
         """Run `reverse:COMMAND`: adbd answers OKAY (then maybe a length-prefixed text) or
         FAIL with a length-prefixed message; a listing is only the text."""
-        deadline = Deadline(self._timeout or self.connection.timeouts.operation, "reverse")
-        with self.connection.open_stream(f"reverse:{command}", self._timeout) as stream:
+        seconds = timeout or self._timeout or self.connection.timeouts.operation
+        deadline = Deadline(seconds, "reverse")
+        with self.connection.open_stream(f"reverse:{command}", deadline.remaining()) as stream:
             if not status:
                 return _read_text(stream, deadline)
             status_word = stream.read_exactly(4, deadline)
@@ -231,7 +234,7 @@ class ReverseForwarder:
             if self.connection.failure is not None:
                 break
             with contextlib.suppress(AdbwireError):
-                self._request(f"killforward:{remote}")
+                self._request(f"killforward:{remote}", timeout=CLEANUP_SECONDS)
         for relay in relays:
             relay.close()
         for relay in relays:
