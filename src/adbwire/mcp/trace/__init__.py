@@ -17,19 +17,26 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from adbwire.errors import UsageError
+
 if TYPE_CHECKING:
     from adbwire.mcp.trace.recorder import TraceRecorder
 
 
 def new_trace_dir(parent: Path, prefix: str = "") -> Path:
-    """A fresh directory name under `parent` for one run: ``[prefix-]YYYYmmdd-HHMMSS-PID``."""
+    """A fresh directory for one run, made now (0700, so two runs in the same second never
+    share one): ``parent/[prefix-]YYYYmmdd-HHMMSS-PID[-N]``."""
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     name = f"{prefix}-{stamp}-{os.getpid()}" if prefix else f"{stamp}-{os.getpid()}"
-    candidate, number = parent / name, 1
-    while candidate.exists():
-        number += 1
-        candidate = parent / f"{name}-{number}"
-    return candidate
+    parent.mkdir(parents=True, exist_ok=True)
+    for number in range(1, 1000):
+        candidate = parent / (name if number == 1 else f"{name}-{number}")
+        try:
+            candidate.mkdir(mode=0o700)
+        except FileExistsError:
+            continue
+        return candidate
+    raise UsageError(f"{parent}: no free name for a new trace directory")
 
 
 def start_trace(
