@@ -26,6 +26,7 @@ from benchmarks import (
     head_of_line,
     latency,
     memory,
+    scale,
     screen,
     screenshot,
     small_payload,
@@ -51,6 +52,7 @@ SECTIONS = (
     "compression",
     "small_payload",
     "cold_start",
+    "scale",
 )
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
@@ -151,6 +153,11 @@ class _Run:
     def cold_start(self) -> dict[str, object]:
         w = self.workspace
         return cold_start.run(w.scratch, w.private_key, w.serial, self.config.startup_runs)
+
+    def scale(self) -> dict[str, object]:
+        counts = scale.QUICK_COUNTS if self.config.quick else scale.FULL_COUNTS
+        calls = scale.QUICK_CALLS if self.config.quick else scale.FULL_CALLS
+        return scale.run(counts, calls)
 
     def small_payload(self) -> dict[str, object]:
         w = self.workspace

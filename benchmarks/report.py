@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from benchmarks import scale
 from benchmarks.config import MIB
 from benchmarks.head_of_line import OTHER, SAME, SECOND
 from benchmarks.transfer import CEILING, RAW
@@ -203,6 +204,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_compression(results.get("compression", {})),
         *_small_payload(results.get("small_payload", {})),
         *_cold_start(results.get("cold_start", {})),
+        *scale.markdown_lines(results.get("scale", {})),
     ]
     return "\n".join(lines)
 
