@@ -74,12 +74,18 @@ def side_by_side(
 ) -> dict[str, Any]:
     from adbwire.device.parsers.screencap import RAW_HEADER_BYTES, raw_frame_limit  # noqa: PLC0415
     from adbwire.device.screen import ScreenHistory, take_screenshot  # noqa: PLC0415
+    from adbwire.device.screen.frame_pool import Lease  # noqa: PLC0415
     from adbwire.device.screen.read_frame import FrameReader  # noqa: PLC0415
 
-    reader = FrameReader(client, 60.0)
+    def fetch() -> None:
+        """The raw frame into a pooled buffer, as a screenshot reads it; nothing else."""
+        lease = Lease()
+        FrameReader(client, 60.0, lease).read([], RAW_HEADER_BYTES, raw_frame_limit)
+        lease.give_back()
+
     history = ScreenHistory()
     sides: dict[str, Callable[[], object]] = {
-        "fetch": lambda: reader.read([], RAW_HEADER_BYTES, raw_frame_limit),
+        "fetch": fetch,
         "take_screenshot": lambda: take_screenshot(client, history=history),
     }
     if adb is not None:

@@ -14,8 +14,9 @@ serves a simulated device from a child process (so its memory is not counted) to
 server in this one, takes WARM_UP screenshots through the `screenshot` tool, then SHOTS
 more (default 100), and prints one JSON object: this process's RSS before the first
 screenshot (device connected, Pillow loaded), after the first, after the warm-up, at the
-end, and at its highest after the first (MiB, VmRSS sampled after every screenshot), and the
-median milliseconds per screenshot.
+end, and at its highest after the first (MiB, VmRSS sampled after every screenshot), the
+size of the frame buffers kept for reuse (``frame_pool``), and the median milliseconds per
+screenshot.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import anyio
 from mcp import Client
 
 from adbwire.device.screen import take_screenshot
+from adbwire.device.screen.frame_pool import POOL
 from adbwire.errors import AdbwireError
 from adbwire.mcp.devices import DeviceRegistry
 from adbwire.mcp.safety.audit import AuditLog
@@ -171,6 +173,7 @@ async def _shots_through_mcp(serial: str, shots: int) -> dict[str, float]:
     finally:
         app.close()
     return {
+        "pool_mb": round(POOL.idle_bytes / (1 << 20), 1),
         "start_mb": round(start, 1),
         "first_mb": round(first, 1),
         "baseline_mb": round(baseline, 1),

@@ -37,6 +37,7 @@ from adbwire.device.parsers.screencap import (
     png_frame_limit,
     raw_frame_limit,
 )
+from adbwire.device.screen.frame_pool import Lease
 from adbwire.device.screen.path_choice import CapturePath, CapturePaths
 from adbwire.device.screen.read_frame import FrameReader, Output
 from adbwire.device.screen.scaling import Reductions, fingerprint, is_black
@@ -96,10 +97,13 @@ def capture(
     *,
     max_pixels: int = MAX_SCREEN_PIXELS,
     paths: CapturePaths | None = None,
+    lease: Lease | None = None,
 ) -> Frame:
     """Capture the screen; ``source`` forces raw frames or the device's PNG, ``auto`` takes
-    the path ``paths`` chose for this device (raw without one), the other as fallback."""
-    reader = FrameReader(client, CAPTURE_TIMEOUT)
+    the path ``paths`` chose for this device (raw without one), the other as fallback.
+    With a ``lease`` the frame is read into a pooled buffer: give it back only once the
+    frame and every image over it are gone."""
+    reader = FrameReader(client, CAPTURE_TIMEOUT, lease)
     if source != "auto":
         order: list[CapturePath] = [source]
     else:

@@ -8,9 +8,9 @@ sends without end costs at most that limit, never the host's memory.
 
 The output goes into one buffer the size of that limit, which is anonymous memory of its
 own (``mmap``): pages are only committed as bytes arrive (a 20 KB PNG under a 10 MB limit
-costs 20 KB), nothing is copied after arrival (the caller gets a view of it), and the whole
-buffer goes back to the system when the last view is dropped, instead of staying in the
-allocator's heap as freed 10 MB blocks do.
+costs 20 KB), nothing is copied after arrival (the caller gets a view of it), and the
+buffer is not left in the allocator's heap as freed 10 MB blocks are. With a ``Lease``
+(``frame_pool``) the buffer is a mapping a previous screenshot used, already paged in.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from adbwire.device import commands
+from adbwire.device.screen.frame_pool import Lease
 from adbwire.errors import (
     CommandFailedError,
     DeviceCommandError,
@@ -34,6 +35,8 @@ from adbwire.wire.timeouts import Deadline
 
 LimitOf = Callable[[bytes], int]
 """The first ``header_bytes`` of the output -> the most bytes the whole output may have."""
+Allocate = Callable[[int], mmap.mmap]
+"""A mapping of at least so many bytes."""
 
 STDERR_CAP = 64 * 1024
 """What a failing screencap may say on stderr (shell fallback) before the read stops."""
@@ -54,9 +57,10 @@ class Output:
 class FrameReader:
     """Runs ``screencap FLAGS`` on one device and returns its stdout within the limits."""
 
-    def __init__(self, client: AdbClient, timeout: float) -> None:
+    def __init__(self, client: AdbClient, timeout: float, lease: Lease | None = None) -> None:
         self.client = client
         self.timeout = timeout
+        self._allocate: Allocate = lease.take if lease is not None else _fresh
 
     def read(self, flags: list[str], header_bytes: int, limit_of: LimitOf) -> Output:
         argv = ["screencap", *flags]
@@ -72,7 +76,7 @@ class FrameReader:
         else:
             with stream:
                 chunks = iter(lambda: stream.read_view(None, deadline), b"")
-                buffer = collect(chunks, command, header_bytes, limit_of)
+                buffer = collect(chunks, command, header_bytes, limit_of, self._allocate)
         if not buffer.length:
             raise DeviceCommandError(f"{command}: no output (is the display on?)")
         ended = time.monotonic()
@@ -88,7 +92,7 @@ class FrameReader:
             shell_quote.join(argv), timeout=deadline.remaining()
         ) as process:
             stdout = _stdout_of(process, deadline, stderr, command)
-            buffer = collect(stdout, command, header_bytes, limit_of)
+            buffer = collect(stdout, command, header_bytes, limit_of, self._allocate)
         if process.exit_code != 0:
             status = 255 if process.exit_code is None else process.exit_code
             raise CommandFailedError(command, status, commands.decode(bytes(stderr)))
@@ -99,8 +103,9 @@ class FrameBuffer:
     """Output gathered under a limit its header sets: a small buffer until the header is
     complete, then one anonymous mapping of the limit's size."""
 
-    def __init__(self, what: str, header_bytes: int, limit_of: LimitOf) -> None:
+    def __init__(self, what: str, header_bytes: int, limit_of: LimitOf, allocate: Allocate) -> None:
         self._what = what
+        self._allocate = allocate
         self._header_bytes = header_bytes
         self._limit_of = limit_of
         self._head = bytearray()
@@ -132,7 +137,7 @@ class FrameBuffer:
         if self.length > limit:
             raise OutputTooLargeError(self._what, limit)
         self._limit = limit
-        self._mapping = mmap.mmap(-1, max(limit, 1))
+        self._mapping = self._allocate(max(limit, 1))
         self._mapping[: self.length] = self._head
         self._head = bytearray()
 
@@ -144,14 +149,22 @@ class FrameBuffer:
 
 
 def collect(
-    chunks: Iterable[bytes | memoryview], what: str, header_bytes: int, limit_of: LimitOf
+    chunks: Iterable[bytes | memoryview],
+    what: str,
+    header_bytes: int,
+    limit_of: LimitOf,
+    allocate: Allocate | None = None,
 ) -> FrameBuffer:
     """The chunks in one buffer, refused as soon as the header does not pass or the bytes
     exceed the limit it implies (before the header is complete: one chunk past it at most)."""
-    buffer = FrameBuffer(what, header_bytes, limit_of)
+    buffer = FrameBuffer(what, header_bytes, limit_of, allocate or _fresh)
     for chunk in chunks:
         buffer.add(chunk)
     return buffer
+
+
+def _fresh(size: int) -> mmap.mmap:
+    return mmap.mmap(-1, size)
 
 
 def _stdout_of(

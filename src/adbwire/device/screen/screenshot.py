@@ -20,6 +20,7 @@ from adbwire.device.parsers import Bounds
 from adbwire.device.parsers.screencap import MAX_SCREEN_PIXELS
 from adbwire.device.screen.capture import Source, capture
 from adbwire.device.screen.encode import Budget, Encoded, fit
+from adbwire.device.screen.frame_pool import Lease
 from adbwire.device.screen.history import Mapping, ScreenHistory
 from adbwire.device.screen.scaling import Reductions
 from adbwire.errors import UsageError
@@ -65,9 +66,33 @@ def take_screenshot(
 
     A frame over ``max_pixels`` is refused (``ScreenTooLargeError``) before it is decoded.
     """
-    budget = budget or Budget()
+    lease = Lease()
+    try:
+        return _take(
+            client,
+            budget or Budget(),
+            region=region,
+            source=source,
+            history=history,
+            max_pixels=max_pixels,
+            lease=lease,
+        )
+    finally:
+        lease.give_back()  # _take's frame and images are gone: its buffer can be reused
+
+
+def _take(
+    client: AdbClient,
+    budget: Budget,
+    *,
+    region: Bounds | None,
+    source: Source,
+    history: ScreenHistory | None,
+    max_pixels: int,
+    lease: Lease,
+) -> Screenshot:
     paths = history.capture_paths(client.serial) if history else None
-    frame = capture(client, source, max_pixels=max_pixels, paths=paths)
+    frame = capture(client, source, max_pixels=max_pixels, paths=paths, lease=lease)
     changed = history.record(client.serial, frame.fingerprint, frame.thumbnail) if history else None
     width, height = frame.width, frame.height
     if frame.black:
