@@ -1,7 +1,8 @@
 """Screenshots that fit: captured binary-safe, encoded on the host within a budget.
 
 - ``capture``: raw ``screencap`` frames or the device's PNG (``screencap -p``) into a
-  Pillow image, with all-black (FLAG_SECURE) frames flagged; ``read_frame`` reads them;
+  Pillow image, with all-black (FLAG_SECURE) frames flagged; ``read_frame`` reads them
+  into buffers ``frame_pool`` keeps for the next frame;
 - ``path_choice``: per device, which of the two paths is faster, from measurements;
 - ``scaling``: whole-factor box reductions, thumbnails and fingerprints;
 - ``encode``: scaling and PNG/JPEG/WebP encoding to a pixel and byte budget;
