@@ -139,3 +139,33 @@ async def test_the_next_action_waits_for_the_screen_after_the_last_one(
     assert [c[0] == "adbwire-trace" for c in intervals] == [False, True, False, True]
     steps = read_trace(tmp_path / "trace").steps
     assert all("file" in s["screens"][m] for s in steps for m in ("before", "after"))
+
+
+async def test_a_cancelled_call_is_recorded_as_cancelled(tmp_path: Path) -> None:
+    with simulated() as (device,):
+        app = make_app([device])
+        recorder = start_trace(tmp_path / "trace")
+        app.trace = recorder
+        arrived = anyio.Event()
+
+        def start(call: ToolCall, raw: dict[str, Any]) -> TracedCall:
+            traced = TraceRecorder.start(recorder, call, raw)
+            arrived.set()
+            return traced
+
+        recorder.start = start  # type: ignore[method-assign]
+        async with connected(app) as client:
+            async with anyio.create_task_group() as group:
+                arguments = {"query": "Never", "timeout_s": 60}
+                group.start_soon(client.call_tool, "wait_for_element", arguments)
+                with anyio.fail_after(WAIT):
+                    await arrived.wait()
+                group.cancel_scope.cancel()
+            with anyio.fail_after(WAIT):  # the server saw the cancellation: the link is free
+                await client.call_tool("get_property", {"name": "ro.product.model"})
+        app.close()
+    steps = read_trace(tmp_path / "trace").steps
+    assert [(s["tool"], s["outcome"]) for s in steps] == [
+        ("wait_for_element", "cancelled"),
+        ("get_property", "ok"),
+    ]

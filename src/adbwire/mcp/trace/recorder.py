@@ -176,14 +176,16 @@ class TracedCall:
         record["duration_ms"] = round((time.monotonic() - self._started) * 1000)
         record["device"] = self._call.serial
         record["outcome"] = "cancelled"
-        self._submit()
+        self._submit(wait=False)  # on the event loop: never block it
 
     # ------------------------------------------------------------------ the parts
 
-    def _submit(self, later: tuple[str, Capture] | None = None) -> threading.Event:
+    def _submit(
+        self, later: tuple[str, Capture] | None = None, *, wait: bool = True
+    ) -> threading.Event:
         if self._missing:
             self._record["screens"] = {k: {"missing": v} for k, v in self._missing.items()}
-        return self._writer.submit(self._record, self._shots, later)
+        return self._writer.submit(self._record, self._shots, later, wait=wait)
 
     async def _describe(self, result: CallToolResult) -> None:
         record = self._record

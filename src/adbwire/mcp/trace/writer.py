@@ -85,6 +85,7 @@ class TraceWriter:
         self._shots: collections.deque[tuple[Path, int]] = collections.deque()
         self._steps = 0
         self.dropped_steps = 0
+        self._count_lock = threading.Lock()
         self._broken = False
         self._index = 0
         self._index_lock = threading.Lock()
@@ -118,15 +119,23 @@ class TraceWriter:
         record: dict[str, Any],
         shots: dict[str, Shot],
         later: tuple[str, Capture] | None = None,
+        *,
+        wait: bool = True,
     ) -> threading.Event:
         """Queue a finished call (`record` gets its ``screens`` when written), and `later`,
-        a screen to take first on the writer's thread; blocks while the queue is full. The
-        event is set once that screen is taken (or failed)."""
+        a screen to take first on the writer's thread; blocks while the queue is full
+        (without `wait`, a full queue counts the call as dropped). The event is set once
+        that screen is taken (or failed)."""
         job = _Job(record, shots, later)
         if self._closed:
             job.taken.set()
-        else:
-            self._queue.put(job)
+            return job.taken
+        try:
+            self._queue.put(job, block=wait)
+        except queue.Full:
+            with self._count_lock:
+                self.dropped_steps += 1
+            job.taken.set()
         return job.taken
 
     def flush(self) -> None:
@@ -183,7 +192,8 @@ class TraceWriter:
         line = _line(record)
         self._make_room(len(line) + END_RESERVE)
         if self._used + len(line) + END_RESERVE > self.budget_bytes:
-            self.dropped_steps += 1
+            with self._count_lock:
+                self.dropped_steps += 1
             return
         self._append_line(line)
         self._steps += 1
