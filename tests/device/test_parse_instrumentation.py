@@ -174,3 +174,15 @@ def test_installed_instrumentations() -> None:
         ("com.example.notes.test/androidx.test.runner.AndroidJUnitRunner", "com.example.notes"),
         ("com.android.shell.tests/com.android.shell.tests.ShellTestRunner", "com.android.shell"),
     ]
+
+
+def test_a_cut_androidx_transcript_is_not_a_success_and_its_text_raises_nothing_else() -> None:
+    # AndroidJUnitRunner (androidx, keys sorted), an Espresso failure whose stack holds blank
+    # lines, "Caused by:" and "Error in" lines; the transcript stops before its status code.
+    report = parse_instrumentation(device_output("am_instrument/pgreze_androidx_espresso_cut.txt"))
+    assert [(t.method, t.outcome) for t in report.tests] == [("navigateToJava", "crashed")]
+    assert report.problems == (
+        "com.google.android.samples.dynamicfeatures.MainActivityTest#navigateToJava never finished",
+        "the run ended without a final INSTRUMENTATION_CODE (cut off)",
+        "the runner announced 2 tests, 1 reported",
+    )
