@@ -48,7 +48,13 @@ class AdbwireClient:
         _check_echo(self.name, result.stdout)
 
     def push(self, local: Path, remote: str) -> None:
-        self.client.push([local], remote, timeout=TRANSFER_TIMEOUT).raise_first()
+        # -Z, like for like: Google's adb 29 cannot compress (the compression section
+        # measures adbwire's default, which compresses random bytes for nothing here).
+        from adbwire.wire.services.sync import Compression  # noqa: PLC0415
+
+        raw = Compression.NONE
+        result = self.client.push([local], remote, timeout=TRANSFER_TIMEOUT, compression=raw)
+        result.raise_first()
 
     def pull(self, remote: str, local: Path) -> None:
         self.client.pull([remote], local, timeout=TRANSFER_TIMEOUT).raise_first()

@@ -179,13 +179,22 @@ def _receive_file(
 
 
 def _decode(stream: DeviceStream, decoder: Decoder, size: int, sink: _FileSink) -> bool:
-    """One DATA message of a compressed push into the file; FAIL if it does not decode."""
-    try:
-        decoder.feed(stream.read_exact(size), sink)
-    except RemoteProtocolError:
+    """One DATA message of a compressed push into the file, piece by piece as it arrives
+    (no joined copy); the whole message is read even when it does not decode, then FAIL."""
+    broken = False
+
+    def feed(piece: memoryview) -> None:
+        nonlocal broken
+        if not broken:
+            try:
+                decoder.feed(piece, sink)
+            except RemoteProtocolError:
+                broken = True
+
+    stream.read_into(size, feed)
+    if broken:
         send_fail(stream, "decompress failed")
-        return False
-    return True
+    return not broken
 
 
 def _finish(stream: DeviceStream, decoder: Decoder) -> bool:

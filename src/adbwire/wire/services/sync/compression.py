@@ -236,7 +236,7 @@ class Decoder:
         if self._finished:
             raise self._error("data after the end of the compressed stream")
         try:
-            self._feed(bytes(data), emit)
+            self._feed(data, emit)
         except self._broken as exc:
             raise self._error(f"the compressed data is broken ({exc})") from exc
 
@@ -245,7 +245,7 @@ class Decoder:
         if not self._finished:
             raise self._error("the compressed data ended before its end mark")
 
-    def _feed(self, data: bytes, emit: Emit) -> None:
+    def _feed(self, data: bytes | memoryview, emit: Emit) -> None:
         if self._zstd is not None:
             self._feed_zstd(self._zstd, data, emit)
         elif self._lz4 is not None:
@@ -254,7 +254,9 @@ class Decoder:
             assert self._brotli is not None
             self._feed_brotli(self._brotli, data, emit)
 
-    def _feed_zstd(self, inner: zstd.ZstdDecompressor, data: bytes, emit: Emit) -> None:
+    def _feed_zstd(
+        self, inner: zstd.ZstdDecompressor, data: bytes | memoryview, emit: Emit
+    ) -> None:
         while True:
             self._emit(inner.decompress(data, max_length=self.piece), emit)
             data = b""
@@ -264,7 +266,9 @@ class Decoder:
             if inner.needs_input:
                 return
 
-    def _feed_lz4(self, inner: lz4.frame.LZ4FrameDecompressor, data: bytes, emit: Emit) -> None:
+    def _feed_lz4(
+        self, inner: lz4.frame.LZ4FrameDecompressor, data: bytes | memoryview, emit: Emit
+    ) -> None:
         while True:
             self._emit(bytes(inner.decompress(data, max_length=self.piece)), emit)
             data = b""
@@ -274,7 +278,10 @@ class Decoder:
             if inner.needs_input:
                 return
 
-    def _feed_brotli(self, inner: brotli.Decompressor, data: bytes, emit: Emit) -> None:
+    def _feed_brotli(
+        self, inner: brotli.Decompressor, data: bytes | memoryview, emit: Emit
+    ) -> None:
+        data = bytes(data)  # the binding wants bytes
         while True:
             output = bytes(inner.process(data, output_buffer_limit=self.piece))
             data = b""

@@ -225,7 +225,7 @@ class _Pusher:
                 self._add(codec.HEADER.pack(codec.DATA, 0))  # as adb sends an empty file
         self._add(codec.encode_done(job.mtime))
 
-    def _add(self, data: bytes) -> None:
+    def _add(self, data: bytes | memoryview) -> None:
         if len(data) > len(self.buffer) - self.used:
             self._flush()
         self.view[self.used : self.used + len(data)] = data
@@ -274,10 +274,13 @@ class _Pusher:
             self.ledger.advance(got)
 
     def _add_data(self, payload: bytes) -> None:
-        """DATA messages of at most 64 KiB carrying `payload` (compressed bytes)."""
-        for start in range(0, len(payload), DATA_MAX):
-            piece = payload[start : start + DATA_MAX]
-            self._add(codec.HEADER.pack(codec.DATA, len(piece)) + piece)
+        """DATA messages of at most 64 KiB carrying `payload` (compressed bytes), copied
+        once, into the batch (a message may straddle two batches: sync is a byte stream)."""
+        view = memoryview(payload)
+        for start in range(0, len(view), DATA_MAX):
+            piece = view[start : start + DATA_MAX]
+            self._add(codec.HEADER.pack(codec.DATA, len(piece)))
+            self._add(piece)
 
     def _flush(self) -> None:
         if self.used:
