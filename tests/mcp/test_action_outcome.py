@@ -119,3 +119,14 @@ async def test_an_action_that_crashes_the_app_is_its_error() -> None:
         assert error["code"] == "app_crashed" and error["details"]["kind"] == "native"
         assert error["details"]["outcome"]["screen_changed"] is True
         assert any("Fatal signal 11" in line for line in error["details"]["outcome"]["log"])
+
+
+async def test_typing_and_scrolling_report_the_outcome_too() -> None:
+    async with session("note_editor") as s:
+        typed = await s.ok("type_text", {"text": "milk", "query": "Title"})
+        assert typed["verified"] is True and typed["screen_changed"] is True
+        assert typed["keyboard_shown"] is True and typed["window"].endswith("NoteEditorActivity")
+    async with session("notes_list") as s:
+        scrolled = await s.ok("scroll_to_element", {"query": "Books", "match": "contains"})
+        assert scrolled["swipes"] >= 1 and scrolled["screen_changed"] is True
+        assert scrolled["window"].endswith("NotesListActivity")
