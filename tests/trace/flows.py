@@ -9,6 +9,8 @@ from adbwire.mcp.trace import start_trace
 from adbwire.mcp.trace.format import read_trace
 from tests.mcp.harness import connected, make_app, simulated
 
+HOSTILE = '</script><img src="http://127.0.0.1:9/leak.png"><script>document.title="owned"'
+"""Text a trace may hold (a device's output) that tries to break out of the page."""
 SECRET = 'hunter2: "pass" & more'
 FLOW: list[tuple[str, dict[str, Any]]] = [
     ("launch_app", {"package": "com.example.notes"}),

@@ -10,12 +10,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
-from adbwire.mcp.trace.viewer import write_html
 from tests.trace.browser import Browser, find_chromium
-from tests.trace.flows import FLOW, record_flow
+from tests.trace.flows import FLOW, HOSTILE
 
 CHROMIUM = find_chromium()
 pytestmark = pytest.mark.skipif(
@@ -23,7 +21,6 @@ pytestmark = pytest.mark.skipif(
     reason="no Chromium on this host (Debian: apt-get install chromium, as .ci/run does)",
 )
 ROOT = Path(__file__).resolve().parents[2]
-HOSTILE = '</script><img src="http://127.0.0.1:9/leak.png"><script>document.title="owned"'
 TILES = """JSON.stringify([...document.querySelectorAll('#filmstrip .step')].map(t => ({
   index: Number(t.dataset.index), tool: t.dataset.tool,
   classes: [...t.classList].filter(c => c !== 'selected').sort(),
@@ -46,31 +43,12 @@ DETAIL = """JSON.stringify({
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    directory = tmp_path_factory.mktemp("viewer") / "trace"
-    anyio.run(record_flow, directory)
-    # A step whose text tries to break out of the page's data block.
-    hostile = {
-        "kind": "step",
-        "index": 99,
-        "tool": "run_shell",
-        "outcome": "ok",
-        "summary": HOSTILE,
-        "arguments": {"command": HOSTILE},
-        "result": {"x": HOSTILE},
-    }
-    with (directory / "trace.jsonl").open("a") as lines:
-        lines.write(json.dumps(hostile) + "\n")
-    return write_html(directory)
-
-
-@pytest.fixture(scope="module")
-def browser(page: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
+def browser(viewer_page: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Browser]:
     assert CHROMIUM is not None
     home = tmp_path_factory.mktemp("chromium")
     opened = Browser(CHROMIUM, home / "profile", home / "chromium.log")
     try:
-        opened.open(page.as_uri())
+        opened.open(viewer_page.as_uri())
         assert opened.evaluate("document.body.dataset.ready") == "true"
         yield opened
     finally:
@@ -139,8 +117,9 @@ def test_a_step_shows_its_screens_with_the_target_drawn_and_keys_move_between_st
 
 
 def test_text_from_a_trace_stays_text_and_no_request_leaves_the_page(
-    browser: Browser, page: Path
+    browser: Browser, viewer_page: Path
 ) -> None:
+    page = viewer_page
     browser.key("End")
     assert browser.evaluate("document.querySelector('#detail .summary').textContent") == HOSTILE
     assert browser.evaluate("document.title").startswith("adbwire trace")
