@@ -91,8 +91,8 @@ async def _launch(call: ToolCall, args: LaunchArgs) -> ToolOutput:
     example={"package": "com.example.app"},
 )
 async def launch_app(call: ToolCall, args: LaunchArgs) -> ToolOutput:
-    """Start an app and wait until its window has the focus; a crash or ANR is the error
-    (app_crashed, app_not_responding) with its root cause, as soon as it is logged."""
+    """Start an app and wait until its window has the focus; a crash or ANR is the error at
+    once, with its root cause."""
     return await _launch(call, args)
 
 
@@ -142,8 +142,8 @@ def _focus_fields(seen: WindowFocus) -> dict[str, str | None]:
     example={"uri": "https://example.com/item/42", "package": "com.example.app"},
 )
 async def open_deep_link(call: ToolCall, args: DeepLinkArgs) -> ToolOutput:
-    """Open a URI (VIEW intent) and wait until the activity it resolved to has the focus; a
-    crash or ANR is the error, as for launch_app."""
+    """Open a URI (VIEW intent) and wait until its activity has the focus; a crash or ANR is
+    the error, as for launch_app."""
     packages = (args.package,) if args.package else ()
     seen, outcome = await run_watched(
         call,

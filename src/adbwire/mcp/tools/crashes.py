@@ -74,8 +74,8 @@ def crash_item(event: Crash | Anr, stack_lines: int = STACK_LINES) -> CrashItem:
     example={"package": "com.example.app"},
 )
 async def list_crashes(call: ToolCall, args: CrashesArgs) -> ToolOutput:
-    """Java crashes, native crashes (tombstone frames) and ANRs still in the log, newest
-    first: time, process, root cause, top of the stack; next_cursor pages on."""
+    """Java crashes, native crashes (with frames) and ANRs still in the log, newest first:
+    time, process, root cause, stack top; paged."""
     if args.cursor:
         page = call.app.pager.next_page("list_crashes", args.cursor)
     else:

@@ -138,9 +138,9 @@ def found(hierarchy: UiHierarchy, element: UiElement, merged: dict[str, str]) ->
     example={"query": "Save"},
 )
 async def find_elements(call: ToolCall, args: Target) -> ToolOutput:
-    """Elements matching query: id/test tag, else desc, text, hint (id:, desc:, text:, hint:
-    picks one; e12 is an element id); whole value unless match is contains/regex. None
-    found: the closest labels. tap target = the clickable ancestor actions use."""
+    """Elements matching query (id/test tag, else desc, text, hint; id:/desc:/text:/hint:
+    picks one; e12 is an element id), whole value unless match=contains|regex; each with the
+    tap target actions use; none: the closest labels."""
     selector = args.selector()
     snapshot = await run_ui(call, read_ui, call.client)
     hierarchy = snapshot.hierarchy
@@ -367,8 +367,8 @@ class Checked(Result):
     example={"query": "Pin to top", "expect": "unchecked"},
 )
 async def assert_element(call: ToolCall, args: AssertArgs) -> ToolOutput:
-    """Check an element (matched as find_elements; checked/enabled read from the checkable
-    or clickable element the label belongs to); passed, with the evidence."""
+    """Check an element (matched as find_elements; checked/enabled from the control a label
+    belongs to); passed, with the evidence."""
     result = await run_ui(
         call, ops.assert_element, call.client, args.selector(), args.expect, args.value
     )
