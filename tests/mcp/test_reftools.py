@@ -12,6 +12,7 @@ from adbwire.device.heavy_jobs import heavy_job
 from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.tools import activity as activity_tools
 from adbwire.mcp.tools import instrumentation as instrumentation_tools
+from adbwire.mcp.tools import processes as processes_tools
 from adbwire.testing.userland.android.apk import build_apk
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated
 
@@ -229,4 +230,22 @@ async def test_what_the_caps_leave_out_is_counted(
                 )
             )
             assert (len(run["failures"]), run["omitted_failures"]) == (1, 1)
+        app.close()
+
+
+async def test_the_process_list_pages_with_a_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processes_tools, "PAGE_SIZE", 5)
+    with simulated() as (device,):
+        app = make_app([device])
+        async with connected(app) as client:
+            first = data_of(await client.call_tool("list_processes", {}))
+            pids = [p["pid"] for p in first["processes"]]
+            cursor, left = first["next_cursor"], first["remaining"]
+            assert len(pids) == 5 and cursor and left > 0
+            while cursor:
+                page = data_of(await client.call_tool("list_processes", {"cursor": cursor}))
+                pids += [p["pid"] for p in page["processes"]]
+                cursor = page.get("next_cursor")
+            assert len(pids) == 5 + left and len(set(pids)) == len(pids)
+            assert pids == sorted(pids)  # ps order, nothing lost between pages
         app.close()
