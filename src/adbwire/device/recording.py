@@ -5,7 +5,9 @@ shell stream that a thread of ours keeps open (closing the stream would end it).
 sends it SIGINT, on which it finishes the MP4 (an abrupt end would leave a file without its
 index); the file is then pulled to the host chunk by chunk (memory stays flat) and removed
 from the device. Its process id is the one ``pidof screenrecord`` lists that was not there
-before we started it.
+before we started it, asked once when its stream is open (and again at stop if it was not
+listed yet): a fixed number of requests, so a recorded session replays. The file is
+``adbwire-recording-N.mp4``, the first N not on the device.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import posixpath
 import re
-import secrets
 import threading
 import time
 from dataclasses import dataclass, field
@@ -62,10 +63,13 @@ class Recording:
     started_at: str
     started: float = field(default_factory=time.monotonic)
     pid: int | None = None
+    before: frozenset[int] = frozenset()
+    """screenrecord processes that ran before ours started."""
     exit_code: int | None = None
     output: bytearray = field(default_factory=bytearray)
     error: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    opened: threading.Event = field(default_factory=threading.Event)
 
     @property
     def said(self) -> str:
@@ -83,6 +87,14 @@ class Stopped:
     bytes: int
     ended_by: str
     """stop (we sent SIGINT) or time_limit (screenrecord ended at max_seconds)."""
+
+
+def _free_name(client: AdbClient) -> str:
+    for number in range(1, 100):
+        path = posixpath.join(REMOTE_DIR, f"adbwire-recording-{number}.mp4")
+        if not files.exists(client, path):
+            return path
+    raise AlreadyExistsError(f"{REMOTE_DIR} holds 99 adbwire recordings: remove them first")
 
 
 def _pids(client: AdbClient) -> set[int]:
@@ -109,10 +121,9 @@ class Recorder:
         size: str | None = None,
         bit_rate: int | None = None,
     ) -> Recording:
-        remote = posixpath.join(REMOTE_DIR, f"adbwire-{secrets.token_hex(6)}.mp4")
-        argv = recording_argv(remote, max_seconds, size, bit_rate)
+        recording_argv("/x.mp4", max_seconds, size, bit_rate)  # refuse before the device
         now = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
-        recording = Recording(client.serial, remote, max_seconds, now)
+        recording = Recording(client.serial, "", max_seconds, now)
         with self._lock:
             current = self._active.get(client.serial)
             if current is not None:
@@ -122,12 +133,14 @@ class Recorder:
                 )
             self._active[client.serial] = recording
         try:
-            before = _pids(client)
+            recording.remote_path = _free_name(client)
+            argv = recording_argv(recording.remote_path, max_seconds, size, bit_rate)
+            recording.before = frozenset(_pids(client))
             thread = threading.Thread(
                 target=_record, args=(client, argv, recording), name="screenrecord", daemon=True
             )
             thread.start()
-            recording.pid = _wait_for_pid(client, recording, before)
+            _confirm_started(client, recording)
         except BaseException:
             self._forget(recording)
             raise
@@ -181,6 +194,7 @@ def _record(client: AdbClient, argv: list[str], recording: Recording) -> None:
     deadline = Deadline(recording.max_seconds + STOP_SECONDS + 60, "screenrecord")
     try:
         with client.start_shell(shell_quote.join(argv), max_output=MAX_OUTPUT) as process:
+            recording.opened.set()
             process.close_stdin(deadline)
             for _channel, data in process.output(deadline):
                 recording.output += data[: MAX_OUTPUT - len(recording.output)]
@@ -191,18 +205,18 @@ def _record(client: AdbClient, argv: list[str], recording: Recording) -> None:
         recording.done.set()
 
 
-def _wait_for_pid(client: AdbClient, recording: Recording, before: set[int]) -> int:
+def _confirm_started(client: AdbClient, recording: Recording) -> None:
+    """Its stream is open and it has not failed; its pid when already listed."""
     deadline = time.monotonic() + START_SECONDS
-    while True:
-        if recording.done.is_set():
-            detail = recording.error or recording.said or "it ended at once"
-            raise CommandFailedError("screenrecord", recording.exit_code or 1, detail)
-        new = _pids(client) - before
-        if new and not _failed(recording):
-            return max(new)
+    while not (recording.opened.is_set() or recording.done.is_set()):
         if time.monotonic() >= deadline:
             raise VerificationError(f"screenrecord did not start within {START_SECONDS:g}s")
         recording.done.wait(POLL_SECONDS)
+    new = _pids(client) - recording.before if recording.opened.is_set() else set()
+    if _failed(recording) or (recording.done.is_set() and recording.exit_code is None):
+        detail = recording.error or recording.said or "it ended at once"
+        raise CommandFailedError("screenrecord", recording.exit_code or 1, detail)
+    recording.pid = max(new) if new else None
 
 
 def _failed(recording: Recording) -> bool:
@@ -212,9 +226,13 @@ def _failed(recording: Recording) -> bool:
 
 def _finish(client: AdbClient, recording: Recording) -> None:
     """SIGINT, then wait for screenrecord to write the MP4's index and exit."""
-    if recording.done.is_set() or recording.pid is None:
+    if recording.done.is_set():
         return
-    commands.run(client, ["kill", "-2", str(recording.pid)], timeout=10.0)
+    if recording.pid is None:
+        new = _pids(client) - recording.before
+        recording.pid = max(new) if new else None
+    if recording.pid is not None:
+        commands.run(client, ["kill", "-2", str(recording.pid)], timeout=10.0)
     if not recording.done.wait(STOP_SECONDS):
         raise VerificationError(
             f"screenrecord (pid {recording.pid}) did not end within {STOP_SECONDS:g}s of SIGINT"

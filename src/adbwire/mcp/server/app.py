@@ -43,8 +43,14 @@ class App:
     def close(self) -> None:
         if self.trace is not None:  # first: its last screens are taken from the devices
             self.trace.close()
-        for service in self.services.values():
+        self.close_services()
+        self.devices.close()
+
+    def close_services(self) -> None:
+        """Close the tool families' helpers, once; before the devices, since some still use
+        them (the session ledger restores settings)."""
+        services, self.services = list(self.services.values()), {}
+        for service in services:
             close = getattr(service, "close", None)
             if callable(close):
                 close()
-        self.devices.close()

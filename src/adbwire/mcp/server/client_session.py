@@ -143,6 +143,7 @@ def _close_collecting_unused(app: App, stack: contextlib.ExitStack) -> list[str]
         try:
             if app.trace is not None:  # its last screens are taken from the devices
                 app.trace.close()
+            app.close_services()  # settings a session changed go back while devices are up
             app.devices.close()
         finally:
             stack.close()

@@ -13,7 +13,7 @@ from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
-from adbwire.mcp.tools.session_restore import remember, restorer, session_of
+from adbwire.mcp.tools.session_restore import registry_serial, remember, restorer, session_of
 from adbwire.mcp.tools.ui_common import in_range
 from adbwire.wire.client import AdbClient
 
@@ -81,7 +81,7 @@ async def screen_recording(call: ToolCall, args: RecordingArgs) -> ToolOutput:
     progress = call.progress_from_thread("pulling the recording")
     cap = call.app.policy.max_transfer_bytes
     stopped = await call.run(rec.stop, client, destination, cap=cap, progress=progress)
-    restorer(call).ledger.keep(client.serial, KEY)  # stopped: nothing left to clean up
+    restorer(call).ledger.keep(registry_serial(call), KEY)  # stopped: nothing to clean up
     path = root.display(destination)
     data = RecordingResult(state="stopped", path=path, duration_s=stopped.duration_s,
                            bytes=stopped.bytes, ended_by=stopped.ended_by)  # fmt: skip

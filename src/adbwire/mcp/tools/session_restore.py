@@ -51,6 +51,11 @@ def restorer(call: ToolCall) -> SessionRestore:
     return found
 
 
+def registry_serial(call: ToolCall) -> str:
+    """The serial the server knows the device by (a replay's client says another)."""
+    return call.serial or call.client.serial
+
+
 def session_of(call: ToolCall) -> Hashable:
     """The caller's session, its end watched; SERVER for requests without one. Call it on the
     event loop."""
@@ -65,20 +70,20 @@ def remember(
     result's ``restore`` field."""
     ledger = restorer(call).ledger
     if keep:
-        ledger.keep(call.client.serial, key)
+        ledger.keep(registry_serial(call), key)
         return "kept"
-    ledger.record(session, call.client.serial, key, what, restore)
+    ledger.record(session, registry_serial(call), key, what, restore)
     return "at session end" if session != SERVER else "when the server stops"
 
 
 def disable_animations(call: ToolCall, session: Hashable) -> None:
     """Animation scales to 0, the originals restored when the session ends. Blocking."""
     ledger = restorer(call).ledger
-    client = call.client
-    if not ledger.holds(client.serial, ANIMATIONS):
+    client, serial = call.client, registry_serial(call)
+    if not ledger.holds(serial, ANIMATIONS):
         original = read_scales(client)
-        ledger.record(session, client.serial, ANIMATIONS, "animation scales",
+        ledger.record(session, serial, ANIMATIONS, "animation scales",
                       lambda c: write_scales(c, original))  # fmt: skip
     else:  # another session's original is kept; this one only holds it too
-        ledger.record(session, client.serial, ANIMATIONS, "animation scales", lambda c: None)
+        ledger.record(session, serial, ANIMATIONS, "animation scales", lambda c: None)
     write_scales(client, dict.fromkeys(SCALES, "0"))
