@@ -248,3 +248,31 @@ def test_ppid_names_the_parent_process(tmp_path: Path) -> None:
     child, parent = run(userland, "sh -c 'echo $PPID'; echo $$").out.split()
     assert child == parent
     assert run(userland, "echo $PPID").out.strip().isdigit()
+
+
+@pytest.mark.parametrize(
+    ("command", "out", "err", "status"),
+    [
+        ("set -e; false; echo no", "", "", 1),
+        ("set -e; false || true; echo yes", "yes\n", "", 0),
+        ("set -e; false && true; echo yes", "yes\n", "", 0),
+        ("set -e; if false; then :; fi; echo yes", "yes\n", "", 0),
+        ("set -e; while false; do :; done; echo yes", "yes\n", "", 0),
+        ("set -e; ! true; echo yes", "yes\n", "", 0),
+        ("set -e; (false); echo no", "", "", 1),
+        ("set -e; set +e; false; echo yes", "yes\n", "", 0),
+        ('set -x; echo "a b" c', "a b c\n", "+ echo 'a b' c\n", 0),
+        ("set -- a b; echo $2 $#", "b 2\n", "", 0),
+        ("set x y z; echo $3", "z\n", "", 0),
+        ("set -o pipefail; false | true; echo $?", "1\n", "", 0),
+        ("false | true; echo $?", "0\n", "", 0),
+        ("set -q", "", "/system/bin/sh: set: -q: unknown option\n", 2),
+    ],
+)
+def test_set_options_and_parameters(
+    tmp_path: Path, command: str, out: str, err: str, status: int
+) -> None:
+    """mksh's `set`: errexit (not in conditions, && / || lists but their last command, or
+    after `!`), xtrace with PS4 `+ `, pipefail, and the positional parameters."""
+    result = run(make_userland(tmp_path), command)
+    assert (result.out, result.err, result.status) == (out, err, status)

@@ -1,5 +1,5 @@
 """The shell's built-ins: cd, exit, export, unset, eval, exec, shift, read, `:`, trap,
-type, wait and kill.
+type, wait, kill and set.
 
 They change the shell itself (its directory, variables, positional parameters, traps) or,
 for kill, act without a process of their own, so they run inside it rather than as device
@@ -8,6 +8,7 @@ commands.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -196,6 +197,55 @@ def _kill(shell: Shell, argv: list[str], streams: Streams) -> int:
     return command(Invocation(argv, streams, shell))
 
 
+_SET_LETTERS = {"e": "errexit", "x": "xtrace", "u": "nounset"}
+_SET_OPTIONS = ("errexit", "nounset", "pipefail", "xtrace")
+
+
+def _set(shell: Shell, argv: list[str], streams: Streams) -> int:
+    """`set [-+exu] [-+o OPTION] [--] [ARG…]`: options, then the positional parameters;
+    alone, every variable as `NAME=value`; `set -o` alone, the options' states."""
+    if len(argv) == 1:
+        text = "".join(
+            f"{name}={shlex.quote(value)}\n" for name, value in sorted(shell.vars.items())
+        )
+        streams.stdout.write(text.encode())
+        return 0
+    args = argv[1:]
+    while args and args[0][:1] in ("-", "+") and args[0] != "--":
+        flag = args.pop(0)
+        on = flag[0] == "-"
+        if flag[1:] == "o":
+            if not args:
+                states = "".join(
+                    f"{name:<15} {'on' if name in shell.options else 'off'}\n"
+                    for name in _SET_OPTIONS
+                )
+                streams.stdout.write(states.encode())
+                return 0
+            names = [args.pop(0)]
+        else:
+            letters = flag[1:]
+            if not letters or set(letters) - set(_SET_LETTERS):
+                bad = next((c for c in letters if c not in _SET_LETTERS), flag)
+                streams.stderr.write(f"{SHELL_PATH}: set: -{bad}: unknown option\n".encode())
+                return 2
+            names = [_SET_LETTERS[letter] for letter in letters]
+        for name in names:
+            if name not in _SET_OPTIONS:
+                streams.stderr.write(f"{SHELL_PATH}: set: {name}: bad option\n".encode())
+                return 2
+            if on:
+                shell.options.add(name)
+            else:
+                shell.options.discard(name)
+    if args and args[0] == "--":
+        args = args[1:]
+        shell.set_positional(args)
+    elif args:
+        shell.set_positional(args)
+    return 0
+
+
 SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "cd": _cd,
     "exit": _exit,
@@ -211,4 +261,5 @@ SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "wait": _wait,
     "command": _command,
     "kill": _kill,
+    "set": _set,
 }

@@ -17,10 +17,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import posixpath
+import shlex
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING
 
 from adbwire.shell_syntax.lexer import ShellSyntaxError
 from adbwire.shell_syntax.parser import (
@@ -48,34 +49,15 @@ from adbwire.testing.userland.shell import redirects
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
+from adbwire.testing.userland.shell.invocation import CommandFn, Invocation, ShellHost
 from adbwire.testing.userland.shell.pipeline import run_stages
 
 if TYPE_CHECKING:
-    from adbwire.testing.device_files import DeviceFiles
     from adbwire.testing.userland.android.state import Process
-    from adbwire.testing.userland.device import Device
-    from adbwire.testing.userland.proctable import ProcessTable
 
 __all__ = ["SHELL_PATH", "CommandFn", "ExitShell", "Invocation", "Shell", "ShellHost"]
 
 BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
-
-
-CommandFn = Callable[["Invocation"], int]
-
-
-class ShellHost(Protocol):
-    """What the interpreter needs from the device it runs on."""
-
-    @property
-    def files(self) -> DeviceFiles: ...
-
-    @property
-    def processes(self) -> ProcessTable: ...
-
-    def lookup(self, name: str) -> CommandFn | None: ...
-
-    def user_id(self) -> int: ...
 
 
 @dataclass
@@ -85,54 +67,6 @@ class Job:
     process: Process
     done: threading.Event
     status: int = 0
-
-
-@dataclass
-class Invocation:
-    """One command being run: its argv, its streams and the shell that runs it."""
-
-    argv: list[str]
-    streams: Streams
-    shell: Shell
-
-    @property
-    def name(self) -> str:
-        return posixpath.basename(self.argv[0])
-
-    @property
-    def args(self) -> list[str]:
-        return self.argv[1:]
-
-    @property
-    def device(self) -> Device:
-        return cast("Device", self.shell.host)
-
-    @property
-    def cancelled(self) -> bool:
-        return self.shell.cancelled()
-
-    def out(self, data: str | bytes) -> None:
-        self.streams.stdout.write(data.encode() if isinstance(data, str) else data)
-
-    def err(self, data: str | bytes) -> None:
-        self.streams.stderr.write(data.encode() if isinstance(data, str) else data)
-
-    def fail(self, message: str, status: int = 1) -> int:
-        """Print `name: message` on stderr, toybox style, and return `status`."""
-        self.err(f"{self.name}: {message}\n")
-        return status
-
-    def path(self, path: str) -> str:
-        return self.shell.file_path(path)
-
-    def read_stdin(self) -> bytes:
-        chunks: list[bytes] = []
-        while not self.cancelled:
-            chunk = self.streams.stdin.read(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
 
 
 class Shell:
@@ -159,6 +93,11 @@ class Shell:
         self.interactive = False
         self.pty = False
         self.traps: dict[int, str] = {}
+        self.options: set[str] = set()
+        """`set -o` options in force: errexit, xtrace, pipefail, nounset."""
+        self.condition_depth = 0
+        """Inside an if/while/until condition, where errexit does not apply."""
+        self._errexit_candidate = False
         self.child: Process | None = None
         """The command running in the foreground, if any."""
         self.jobs: dict[int, Job] = {}
@@ -267,6 +206,7 @@ class Shell:
         child.last_status = self.last_status
         child.pty = self.pty
         child.traps = dict(self.traps)
+        child.options = set(self.options)
         child.jobs = self.jobs
         child.last_job = self.last_job
         return child
@@ -299,6 +239,8 @@ class Shell:
                 self.last_status = 0
                 continue
             self.last_status = self._and_or(item, streams)
+            if self.last_status and self._errexit_candidate and "errexit" in self.options:
+                raise ExitShell(self.last_status)  # `set -e`
         self.handle_signals(streams)
         return self.last_status
 
@@ -348,10 +290,16 @@ class Shell:
 
     def _and_or(self, item: AndOr, streams: Streams) -> int:
         status = self._pipeline(item.first, streams)
+        last = item.first
         for op, pipeline in item.rest:
             self.last_status = status
             if (op == "&&") == (status == 0):
                 status = self._pipeline(pipeline, streams)
+                last = pipeline
+        # errexit looks only at the last command of an && / || list, never at a `!` one or
+        # inside a condition (POSIX; mksh).
+        final = item.rest[-1][1] if item.rest else item.first
+        self._errexit_candidate = last is final and not last.negate and not self.condition_depth
         return status
 
     def _pipeline(self, pipeline: Pipeline, streams: Streams) -> int:
@@ -391,17 +339,24 @@ class Shell:
                 return exc.code
         if isinstance(command, If):
             for cond, body in command.branches:
-                if self.run_script(cond, streams) == 0:
+                if self._condition(cond, streams) == 0:
                     return self.run_script(body, streams)
             return self.run_script(command.orelse, streams) if command.orelse else 0
         if isinstance(command, Loop):
             return self._loop(command, streams)
         return self._for(command, streams)
 
+    def _condition(self, script: Script, streams: Streams) -> int:
+        self.condition_depth += 1
+        try:
+            return self.run_script(script, streams)
+        finally:
+            self.condition_depth -= 1
+
     def _loop(self, loop: Loop, streams: Streams) -> int:
         status = 0
         while not self.cancelled():
-            if (self.run_script(loop.cond, streams) == 0) == loop.until:
+            if (self._condition(loop.cond, streams) == 0) == loop.until:
                 break
             status = self.run_script(loop.body, streams)
         return status
@@ -432,6 +387,10 @@ class Shell:
             return self.last_status if command.words else 0
         saved = {name: self.vars.get(name) for name, _ in values}
         self.vars.update(values)
+        if "xtrace" in self.options:  # `set -x`: mksh's PS4 is "+ "
+            streams.stderr.write(
+                ("+ " + " ".join(shlex.quote(arg) for arg in argv) + "\n").encode()
+            )
         try:
             return self.execute(argv, streams)
         finally:
