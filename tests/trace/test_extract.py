@@ -8,6 +8,7 @@ from adbwire.mcp.trace import extract
 def test_the_target_comes_from_a_point_a_path_or_an_element_line() -> None:
     assert extract.target({"x": 10, "y": 20, "screen_changed": True}) == {"point": [10, 20]}
     assert extract.target({"points": [540, 1800, 540, 600]}) == {"path": [540, 1800, 540, 600]}
+    assert extract.target({"kind": "double_tap", "points": [5, 6]}) == {"point": [5, 6]}
     line = 'e22 ImageButton #fab desc:"New note" [855,2090][1017,2252] click'
     assert extract.target({"element": "e22", "target": line}) == {
         "bounds": [855, 2090, 1017, 2252],

@@ -88,8 +88,9 @@ def _ints(value: Any, count: int) -> list[int] | None:
 
 
 def target(data: Mapping[str, Any]) -> dict[str, Any] | None:
-    """Where the call acted: a point (tap), a path (swipe), or an element's bounds (the
-    compact tree's ``[l,t][r,b]`` in the element line an action answers with)."""
+    """Where the call acted: a point (tap, a one-point gesture), a path (swipe, drag), or an
+    element's bounds (the compact tree's ``[l,t][r,b]`` in the element line an action
+    answers with)."""
     found: dict[str, Any] = {}
     point = _ints([data.get("x"), data.get("y")], 2)
     if point is not None:
@@ -97,6 +98,9 @@ def target(data: Mapping[str, Any]) -> dict[str, Any] | None:
     path = _ints(data.get("points"), 4)
     if path is not None:
         found["path"] = path
+    spot = _ints(data.get("points"), 2)  # a gesture at one point (double tap, long press)
+    if spot is not None:
+        found.setdefault("point", spot)
     for key in _ELEMENT_KEYS:
         line = data.get(key)
         match = _BOUNDS.search(line) if isinstance(line, str) else None
