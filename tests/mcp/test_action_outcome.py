@@ -130,3 +130,17 @@ async def test_typing_and_scrolling_report_the_outcome_too() -> None:
         scrolled = await s.ok("scroll_to_element", {"query": "Books", "match": "contains"})
         assert scrolled["swipes"] >= 1 and scrolled["screen_changed"] is True
         assert scrolled["window"].endswith("NotesListActivity")
+
+
+async def test_a_screen_that_cannot_be_read_does_not_stop_the_action() -> None:
+    async with session("launcher") as s:
+
+        def never_idle(inv: Invocation, command: CommandFn) -> int:
+            inv.err("ERROR: could not get idle state.\n")  # a game that never stops animating
+            return 1
+
+        s.userland.hooks["uiautomator"] = never_idle
+        pressed = await s.ok("press_key", {"key": "home"})
+        assert s.userland.commands_named("input") == [["input", "keyevent", "KEYCODE_HOME"]]
+        assert "screen_changed" not in pressed  # unknown: left out, as every None is
+        assert "the screen could not be read" in pressed["note"]

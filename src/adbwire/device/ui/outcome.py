@@ -24,16 +24,19 @@ hold lines of that second from before the action.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from adbwire.device import logs
 from adbwire.device.parsers import Anr, Crash, LogEntry
 from adbwire.device.parsers.crashes import belongs_to
-from adbwire.device.ui.observe import DEFAULT_SETTLE, observe_after
+from adbwire.device.ui.observe import DEFAULT_SETTLE, Observation, observe_after
 from adbwire.device.ui.snapshot import UiSnapshot, read_ui
 from adbwire.errors import AdbwireError, DisconnectedError, OperationCancelledError
 from adbwire.wire.client import AdbClient
 
+T = TypeVar("T")
 LOG_SLICE = 20
 """The newest warning/error lines an outcome carries; ``log_more`` counts the rest."""
 
@@ -64,10 +67,13 @@ class Outcome:
 @dataclass
 class ActionWatch:
     client: AdbClient
-    before: UiSnapshot
-    mark: logs.LogMark
+    before: UiSnapshot | None
+    """None when the screen could not be read before the action (it still runs)."""
+    mark: logs.LogMark | None
+    """None when the log could not be read before the action."""
     packages: tuple[str, ...]
     started: float
+    notes: tuple[str, ...] = ()
 
     @classmethod
     def begin(
@@ -80,26 +86,31 @@ class ActionWatch:
         """Read what an outcome is compared with: the screen (unless given) and where the
         log is."""
         started = time.monotonic()
-        snapshot = before if before is not None else read_ui(client)
-        focused = snapshot.focus.package if snapshot.focus else None
+        notes: list[str] = []
+        snapshot = before if before is not None else _tolerant(read_ui, client, notes, "screen")
+        mark = _tolerant(logs.mark, client, notes, "log")
+        focus = snapshot.focus if snapshot else None
+        focused = focus.package if focus else None
         watched = tuple(dict.fromkeys([*packages, *([focused] if focused else [])]))
-        return cls(client, snapshot, logs.mark(client), watched, started)
+        return cls(client, snapshot, mark, watched, started, tuple(notes))
 
     def finish(self, *, settle: float = DEFAULT_SETTLE) -> Outcome:
         """Look at the screen until it changes (at most ``settle`` seconds), then read the
         log of the action's time."""
-        seen = observe_after(self.client, self.before, settle=settle)
+        notes = list(self.notes)
+        if self.before is not None:
+            seen = observe_after(self.client, self.before, settle=settle)
+        else:  # nothing to compare with: one reading, screen_changed unknown
+            now = _tolerant(read_ui, self.client, notes, "screen")
+            seen = Observation(now, None, now.keyboard_shown if now else None, None)
         after = seen.after
         focus = after.focus if after else None
         packages = [*self.packages, *([focus.package] if focus and focus.package else [])]
-        note = seen.note or seen.error
-        try:
-            window = logs.log_window(self.client, self.mark, packages)
-        except (OperationCancelledError, DisconnectedError):
-            raise
-        except AdbwireError as exc:
-            window = logs.LogWindow([], [], ())
-            note = "; ".join(n for n in (note, f"the log could not be read: {exc}") if n)
+        notes += [n for n in (seen.note, seen.error) if n]
+        window = logs.LogWindow([], [], ())
+        if self.mark is not None:
+            found = _tolerant(logs.log_window, self.client, notes, "log", self.mark, packages)
+            window = found or window
         return Outcome(
             screen_changed=seen.screen_changed,
             window=focus.current_focus if focus else None,
@@ -109,9 +120,23 @@ class ActionWatch:
             log=tuple(window.entries[-LOG_SLICE:]),
             log_more=max(0, len(window.entries) - LOG_SLICE),
             after=after,
-            note=note,
+            note="; ".join(notes) or None,
             seconds=round(time.monotonic() - self.started, 2),
         )
+
+
+def _tolerant(
+    read: Callable[..., T], client: AdbClient, notes: list[str], what: str, *args: Any
+) -> T | None:
+    """``read(client, *args)``, or None with a note when the device could not answer; a
+    lost link or a cancelled call still ends the action."""
+    try:
+        return read(client, *args)
+    except (OperationCancelledError, DisconnectedError):
+        raise
+    except AdbwireError as exc:
+        notes.append(f"the {what} could not be read: {exc}")
+        return None
 
 
 def _problem(events: list[Crash | Anr], packages: list[str]) -> Crash | Anr | None:
