@@ -32,13 +32,14 @@ from adbwire.testing.userland.commands import (
     text,
     textedit,
     toybox,
+    toybox_more,
 )
 from adbwire.testing.userland.shell.interp import CommandFn
 
 _FAMILIES = (basic, files, filestat, paths, text, system, packages, activity, dumpsys, input,
              screen, logcat, checksums, dd, fileops, find, textedit, sed, awk, terminal,
              procs, netcat, network, misc, toybox, device_modes, screenrecord, remount,
-             bugreport)  # fmt: skip
+             bugreport, toybox_more)  # fmt: skip
 
 
 def build_registry() -> dict[str, CommandFn]:
