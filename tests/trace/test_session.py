@@ -34,7 +34,8 @@ async def test_a_session_trace_has_every_call_with_screens_targets_and_the_crash
     assert all(isinstance(s["duration_ms"], int) and s["device"] for s in steps)
 
     # Reads get no screens; every action gets the screen before and after, downscaled.
-    assert "screens" not in tree and tree["result"]["total"] > 0  # the tree is in the text
+    assert "screens" not in tree and tree["result"]["total"] > 0
+    assert tree["tree"].startswith("e")  # the compact tree it read (the text block has it)
     for action in (launch, tap_new, typed, tap, swipe, missing, crash):
         for moment in ("before", "after"):
             screen = action["screens"][moment]

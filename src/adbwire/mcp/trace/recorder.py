@@ -135,15 +135,18 @@ class TracedCall:
         self._tree_before: object = None
 
     async def before(self) -> None:
-        """The screen as the action finds it (only for calls that act on the screen)."""
+        """The UI tree known before the call (a tree read by it is kept) and, for calls
+        that act on the screen, the screen as the action finds it."""
         serial = self._call.serial
-        if not shows_screen(self._call) or serial is None:
+        if serial is None:
+            return
+        self._tree_before = _history(self._call).tree(serial)
+        if not shows_screen(self._call):
             return
         began = time.monotonic()
         self._acting = True
         try:
             await self._recorder.settled(serial)
-            self._tree_before = _history(self._call).tree(serial)
             await self._take("before")
         except Exception:  # tracing must never fail the call it watches
             log.exception("trace: the screen before %s was not recorded", self._call.spec.name)
@@ -206,8 +209,8 @@ class TracedCall:
         if lines is not None:
             record["log"] = lines
         serial = self._call.serial
-        tree = _history(self._call).tree(serial) if self._acting and serial else None
-        if tree is not None and tree is not self._tree_before:
+        tree = _history(self._call).tree(serial) if serial else None
+        if tree is not None and tree is not self._tree_before:  # this call read it
             record["tree"] = compact_tree(tree)[: extract.MAX_TREE]
         for key in ("summary", "error", "result", "target", "log", "tree"):
             if key in record:
