@@ -77,3 +77,17 @@ def test_a_closed_writer_is_end_of_file() -> None:
     pipe.write(b"last")
     pipe.close_write()
     assert (pipe.read(), pipe.read()) == (b"last", b"")
+
+
+def test_a_broken_pipe_is_not_caught_by_a_commands_own_error_handling() -> None:
+    """Like the signal it stands for, it passes a command's `except Exception` (pm reports
+    its own exceptions that way) and ends the command."""
+    caught = []
+    pipe = Pipe(lambda: False)
+    pipe.close_read()
+    with pytest.raises(BrokenPipe):
+        try:
+            pipe.write(b"x")
+        except Exception as error:  # what a command's error report would catch
+            caught.append(error)
+    assert caught == []

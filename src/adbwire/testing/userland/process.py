@@ -70,8 +70,11 @@ class BufferWriter:
         return b"".join(self._chunks)
 
 
-class BrokenPipe(Exception):
-    """The reading end of a pipe is gone (a process would get SIGPIPE): the writer ends."""
+class BrokenPipe(BaseException):
+    """The reading end of a pipe is gone (a process would get SIGPIPE): the writer ends.
+
+    A BaseException, as the signal it stands for: a command's own `except Exception` (pm's
+    error report, say) must not catch it and go on writing."""
 
 
 SIGPIPE_STATUS = 128 + 13
