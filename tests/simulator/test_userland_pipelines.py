@@ -91,3 +91,11 @@ def test_a_broken_pipe_is_not_caught_by_a_commands_own_error_handling() -> None:
         except Exception as error:  # what a command's error report would catch
             caught.append(error)
     assert caught == []
+
+
+def test_a_background_job_whose_builtin_hits_a_broken_pipe_ends_with_141(
+    userland: Userland,
+) -> None:
+    script = "{ { while :; do set -o; done; } & wait $!; echo job $? >&2; } | head -1"
+    result = run(userland, script)
+    assert (result.out, result.err) == ("errexit         off\n", "job 141\n")

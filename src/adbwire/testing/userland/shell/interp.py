@@ -261,6 +261,8 @@ class Shell:
                 job.status = runner._and_or(item, job_streams)
             except ExitShell as exc:
                 job.status = exc.code
+            except BrokenPipe:  # a built-in of the job wrote into a pipe nobody reads
+                job.status = SIGPIPE_STATUS
             except Exception:
                 job.status = 1
             finally:
