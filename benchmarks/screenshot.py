@@ -129,7 +129,7 @@ def host_steps(client: Any, calls: int) -> dict[str, Any]:
         "halve (box reduction)": lambda: Reductions(image).half,
         "thumbnail + fingerprint (from the frame)": thumbnail_and_fingerprint,
         "black check (from the frame)": black,
-        "encode (PNG: Up filter, zlib 1 RLE; from the half)": lambda: fit(half, Budget()),
+        "encode (PNG, zlib level 1 RLE; from the half)": lambda: fit(half, Budget()),
     }
     _wall, cpu = _turns(steps, calls)
     encoded = fit(Reductions(image), Budget())

@@ -9,7 +9,6 @@ import pytest
 from PIL import Image
 
 from adbwire.device.screen.encode import Budget, fit
-from adbwire.device.screen.png_writer import encode_png
 from adbwire.errors import UsageError
 
 
@@ -83,19 +82,3 @@ def test_an_impossible_budget_is_refused_clearly() -> None:
 def test_budget_limits(arguments: dict[str, object]) -> None:
     with pytest.raises(UsageError):
         Budget(**arguments)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize("mode", ["RGB", "RGBX"])
-@pytest.mark.parametrize("size", [(1, 1), (7, 5), (300, 41)])
-def test_the_png_writer_round_trips_every_pixel(mode: str, size: tuple[int, int]) -> None:
-    image = noise(*size).convert(mode)
-    data = encode_png(image)
-    decoded = Image.open(io.BytesIO(data), formats=["PNG"])
-    assert decoded.mode == "RGB" and decoded.size == size
-    assert decoded.tobytes() == image.convert("RGB").tobytes()
-
-
-def test_the_png_writer_packs_a_flat_screen_small() -> None:
-    image = flat(540, 1200)
-    image.paste((30, 30, 30), (40, 100, 500, 160))  # a dark bar, as text draws
-    assert len(encode_png(image)) < 8_000
