@@ -103,8 +103,8 @@ SCRIPT = """
   function summary() {
     const box = document.getElementById("summary");
     const header = trace.header || {};
-    document.getElementById("title").textContent =
-      "adbwire trace" + (header.title ? ": " + header.title : "");
+    const name = header.title || String(trace.directory || "").split(/[\\\\/]/).pop();
+    document.getElementById("title").textContent = "adbwire trace" + (name ? ": " + name : "");
     const failures = steps.filter(failed).length;
     const crashes = steps.filter(function (s) { return s.crash; }).length;
     const total = steps.reduce(function (sum, s) {
