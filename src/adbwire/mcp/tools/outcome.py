@@ -53,7 +53,7 @@ class ActionOutcome(Result):
     screen_changed: bool | None = None
     window: str | None = Field(default=None, description="focused window after")
     keyboard_shown: bool | None = None
-    log: list[str] = Field(default_factory=list, description="app's W/E lines meanwhile")
+    log: list[str] | None = Field(default=None, description="app's W/E lines meanwhile")
     log_more: int | None = None
     note: str | None = None
 
@@ -70,7 +70,7 @@ def outcome_fields(outcome: Outcome, note: str | None = None) -> dict[str, Any]:
         "screen_changed": outcome.screen_changed,
         "window": outcome.window,
         "keyboard_shown": outcome.keyboard_shown,
-        "log": [log_line(entry) for entry in outcome.log],
+        "log": [log_line(entry) for entry in outcome.log] or None,
         "log_more": outcome.log_more or None,
         "note": notes,
     }
