@@ -56,3 +56,19 @@ def test_pgrep_and_pkill_see_the_process_table(userland: Userland) -> None:
     assert run(userland, "pgrep nosuch").status == 1
     result = run(userland, "sleep 30 & pkill -x sleep; wait $!; echo $?")
     assert result.out == "143\n"
+
+
+def test_mount_lists_the_mounts_df_knows(userland: Userland) -> None:
+    mounts = [line.split()[2] for line in run(userland, "mount").out.splitlines()]
+    shown = [line.split()[-1] for line in run(userland, "df").out.splitlines()[1:]]
+    assert mounts == shown and "/data" in mounts
+    assert run(userland, "mount -o remount,rw /system").status == 1
+
+
+def test_free_is_proc_meminfo_in_toybox_columns(userland: Userland) -> None:
+    meminfo = run(userland, "cat /proc/meminfo").out
+    total_kb = int(meminfo.split("MemTotal:")[1].split()[0])
+    lines = run(userland, "free -k").out.splitlines()
+    assert lines[0] == "\t\ttotal        used        free      shared     buffers"
+    assert lines[1].split()[:2] == ["Mem:", str(total_kb)]
+    assert [line.split(":")[0] for line in lines[2:]] == ["-/+ buffers/cache", "Swap"]

@@ -185,7 +185,7 @@ def du(inv: Invocation) -> int:
     return status
 
 
-_MOUNTS = (
+MOUNTS = (
     ("/dev/block/dm-4", "/", 1_026_540, 1_021_640),
     ("tmpfs", "/dev", 2_936_408, 1_432),
     ("tmpfs", "/mnt", 2_936_408, 0),
@@ -209,7 +209,7 @@ def df(inv: Invocation) -> int:
     total_data = capacity // 1024 if capacity is not None else DATA_BLOCKS
     used_data = files.usage_bytes() // 1024 + (0 if capacity is not None else DATA_BASE_USED)
     rows = []
-    for source, mount, blocks, taken in _MOUNTS:
+    for source, mount, blocks, taken in MOUNTS:
         if mount in ("/data", "/storage/emulated"):
             rows.append((source, mount, total_data, min(used_data, total_data)))
         else:

@@ -1,5 +1,5 @@
-"""More of toybox: rmdir, expr, hostname, getconf, pgrep/pkill, xxd and paste, in toybox's
-formats and exit statuses (toybox's own help texts describe them)."""
+"""More of toybox: rmdir, expr, hostname, getconf, pgrep/pkill, xxd, paste, mount and free,
+in toybox's formats and exit statuses (toybox's own help texts describe them)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import re
 import stat as statmod
 
 from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.commands.fileops import MOUNTS
 from adbwire.testing.userland.commands.files import split_flags
 from adbwire.testing.userland.proctable import signal_number
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
@@ -75,6 +76,55 @@ def getconf(inv: Invocation) -> int:
     if value is None:
         return inv.fail(f"bad '{inv.args[0]}'")
     inv.out(value + "\n")
+    return 0
+
+
+# ---------------------------------------------------------------- mount, free
+
+_MOUNT_TYPES = {
+    "/": ("ext4", "ro,seclabel,relatime"),
+    "/dev": ("tmpfs", "rw,seclabel,nosuid,relatime,size=2936408k,nr_inodes=734102,mode=755"),
+    "/mnt": ("tmpfs", "rw,seclabel,nosuid,nodev,noexec,relatime,size=2936408k,mode=755,gid=1000"),
+    "/system_ext": ("ext4", "ro,seclabel,relatime"),
+    "/product": ("ext4", "ro,seclabel,relatime"),
+    "/vendor": ("ext4", "ro,seclabel,relatime"),
+    "/data": ("f2fs", "rw,lazytime,seclabel,nosuid,nodev,noatime,background_gc=on"),
+    "/storage/emulated": ("fuse", "rw,lazytime,nosuid,nodev,noexec,noatime,user_id=0,group_id=0"),
+}
+
+
+def mount(inv: Invocation) -> int:
+    """The mount table (the same mounts `df` shows); mounting is for root, and not simulated."""
+    if inv.args:
+        return inv.fail("Permission denied" if inv.device.user_id() else "not simulated")
+    for source, point, _blocks, _taken in MOUNTS:
+        kind, options = _MOUNT_TYPES.get(point, ("ext4", "rw"))
+        inv.out(f"{source} on {point} type {kind} ({options})\n")
+    return 0
+
+
+def free(inv: Invocation) -> int:
+    """toybox free: bytes by default (-k -m -g), from /proc/meminfo."""
+    units = {"-b": 1, "-k": 1024, "-m": 1024**2, "-g": 1024**3}
+    if any(arg not in units for arg in inv.args):
+        return inv.fail(f"Unknown option '{inv.args[0].lstrip('-')}'")
+    unit = units[inv.args[-1]] if inv.args else 1
+    with open_input(inv.shell, "/proc/meminfo") as handle:
+        text = handle.read().decode()
+    kb = {line.split(":")[0]: int(line.split()[1]) * 1024 for line in text.splitlines() if line}
+    total, free_, buffers = kb["MemTotal"], kb["MemFree"], kb.get("Buffers", 0)
+    shared = kb.get("Shmem", 0)
+    swap, swap_free = kb.get("SwapTotal", 0), kb.get("SwapFree", 0)
+
+    def n(value: int) -> str:
+        return str(value // unit)
+
+    inv.out(
+        "\t\ttotal        used        free      shared     buffers\n"
+        f"Mem:{n(total):>17}{n(total - free_):>12}{n(free_):>12}{n(shared):>12}{n(buffers):>12}\n"
+        f"-/+ buffers/cache:{n(total - free_ - buffers):>15}{n(free_ + buffers):>12}\n"
+        f"Swap:{n(swap):>16}{n(swap - swap_free):>12}{n(swap_free):>12}\n"
+    )
     return 0
 
 
@@ -337,4 +387,6 @@ COMMANDS: dict[str, CommandFn] = {
     "pkill": pkill,
     "xxd": xxd,
     "paste": paste,
+    "mount": mount,
+    "free": free,
 }
