@@ -144,3 +144,13 @@ async def test_a_screen_that_cannot_be_read_does_not_stop_the_action() -> None:
         assert s.userland.commands_named("input") == [["input", "keyevent", "KEYCODE_HOME"]]
         assert "screen_changed" not in pressed  # unknown: left out, as every None is
         assert "the screen could not be read" in pressed["note"]
+
+
+async def test_an_anr_dialog_left_on_screen_is_the_error_until_answered() -> None:
+    async with session("launcher") as s:
+        assert error_of(await s.call("open_deep_link", {"uri": "notes://export"}))
+        blocked = error_of(await s.call("press_key", {"key": "enter"}))
+        assert blocked["code"] == "app_not_responding"
+        assert "Wait or Close app" in blocked["message"]
+        waited = await s.ok("tap_element", {"query": "Wait"})  # answering it is fine
+        assert waited["screen_changed"] is True

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from adbwire.device import logs
-from adbwire.device.parsers import Anr, Crash, LogEntry
+from adbwire.device.parsers import Anr, Crash, LogEntry, WindowFocus
 from adbwire.device.parsers.crashes import belongs_to
 from adbwire.device.ui.observe import DEFAULT_SETTLE, Observation, observe_after
 from adbwire.device.ui.snapshot import UiSnapshot, read_ui
@@ -116,7 +116,7 @@ class ActionWatch:
             window=focus.current_focus if focus else None,
             package=focus.package if focus else None,
             keyboard_shown=seen.keyboard_shown,
-            problem=_problem(window.events, [*packages, *window.started]),
+            problem=_problem(window.events, [*packages, *window.started]) or _dialog(focus),
             log=tuple(window.entries[-LOG_SLICE:]),
             log_more=max(0, len(window.entries) - LOG_SLICE),
             after=after,
@@ -137,6 +137,15 @@ def _tolerant(
     except AdbwireError as exc:
         notes.append(f"the {what} could not be read: {exc}")
         return None
+
+
+def _dialog(focus: WindowFocus | None) -> Anr | None:
+    """An app's "isn't responding" dialog left on screen after the action (its ANR may have
+    been logged before the action began): the action did not reach the app."""
+    if focus is None or focus.dialog != "anr" or not focus.dialog_process:
+        return None
+    reason = "the system shows its isn't-responding dialog (answer it: Wait or Close app)"
+    return Anr(focus.dialog_process, None, None, reason, None)
 
 
 def _problem(events: list[Crash | Anr], packages: list[str]) -> Crash | Anr | None:
