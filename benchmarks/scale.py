@@ -17,6 +17,7 @@ healthy devices in those phases, so the numbers show what the others suffer.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import random
 import re
@@ -41,6 +42,7 @@ SIMULATE = (sys.executable, "-m", "adbwire", "simulate", "--accept-any-key", "--
 
 
 def run(counts: tuple[int, ...], calls_per_phase: int) -> dict[str, Any]:
+    logging.getLogger("httpx2").setLevel(logging.WARNING)  # a line per request otherwise
     results: dict[str, Any] = {"sessions": SESSIONS, "calls_per_phase": calls_per_phase}
     for count in counts:
         try:
@@ -97,15 +99,16 @@ def _server(addresses: list[str], home: Path) -> Iterator[tuple[subprocess.Popen
     env["ADBWIRE_MDNS"] = "0"
     argv = [sys.executable, "-m", "adbwire", "serve", "--no-audit", "--no-usb", "--profile"]
     argv += ["full", *connects, "--http", "127.0.0.1:0"]
-    process = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
+    # Its log goes to a file: a pipe nobody reads would fill and stall the server.
+    log_path = home / "serve.log"
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(argv, env=env, stderr=log, text=True)
     try:
-        assert process.stderr is not None
-        text, deadline = "", time.monotonic() + SERVER_READY_TIMEOUT
-        while "client config" not in text:
-            line = process.stderr.readline()
-            if not line or time.monotonic() > deadline:
+        deadline = time.monotonic() + SERVER_READY_TIMEOUT
+        while "client config" not in (text := log_path.read_text()):
+            if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the server did not start: {text[-2000:]}")
-            text += line
+            time.sleep(0.05)  # nothing to wait on but the file growing
         match = re.search(r"MCP over HTTP at (\S+)", text)
         assert match is not None
         yield process, match.group(1)
