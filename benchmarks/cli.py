@@ -54,6 +54,8 @@ SECTIONS = (
     "cold_start",
     "scale",
 )
+OPT_IN = ("scale",)
+"""Sections only `--only` runs: scale takes minutes and starts its own farms and servers."""
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 
@@ -206,7 +208,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     config = QUICK if args.quick else FULL
     if args.transfer_mib:
         config = replace(config, transfer_sizes=tuple(size * MIB for size in args.transfer_mib))
-    sections = [s for s in SECTIONS if not args.only or s in args.only]
+    sections = (
+        [s for s in SECTIONS if s in args.only]
+        if args.only
+        else [s for s in SECTIONS if s not in OPT_IN]
+    )
     results = run(config, sections, with_adb=not args.no_adb)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     mode = "quick" if config.quick else "full"
