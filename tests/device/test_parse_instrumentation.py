@@ -55,6 +55,23 @@ def test_ignored_and_assumption_failures_are_skips_and_the_run_passes() -> None:
     assert assumption.runner_seconds is None  # its "Time:" is in Arabic-Indic digits
 
 
+def test_junit_leaves_ignored_tests_out_of_its_ok_count() -> None:
+    # AndroidJUnitRunner: 3 tests (ignored, assumption failure, pass), "OK (2 tests)"
+    report = parse_instrumentation(
+        device_output("am_instrument/ddmlib_ignored_assumption_pass.txt")
+    )
+    assert [t.outcome for t in report.tests] == ["skipped", "skipped", "passed"]
+    assert report.expected == 3
+    assert report.problems == ()
+    assert report.runner_seconds == pytest.approx(0.676)
+
+
+def test_an_ok_count_that_matches_neither_reading_is_a_problem() -> None:
+    text = device_output("am_instrument/ddmlib_ignored_assumption_pass.txt")
+    report = parse_instrumentation(text.replace("OK (2 tests)", "OK (1 test)"))
+    assert report.problems == ("the runner says OK (1 tests), the stream reported 3",)
+
+
 def test_a_crash_mid_test_fails_the_run_and_names_the_test() -> None:
     report = parse_instrumentation(device_output("am_instrument/composer_app-crash.txt"))
     assert not report.success

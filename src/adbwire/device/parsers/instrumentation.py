@@ -145,6 +145,7 @@ class InstrumentationStream:
         self._running: tuple[str, str] | None = None
         self._tests: list[CaseResult] = []
         self._dropped = 0
+        self._ignored = 0
         self._expected: int | None = None
         self._result_code: int | None = None
         self._problems: list[str] = []
@@ -223,6 +224,8 @@ class InstrumentationStream:
             return []
         if self._running == (class_name, method):
             self._running = None
+        if code == IGNORED:
+            self._ignored += 1
         trace = values.get("stack", "").strip() or None
         message = trace.splitlines()[0] if trace else None
         return [self._finish(class_name, method, outcome, message, trace)]
@@ -267,7 +270,8 @@ class InstrumentationStream:
             problems.append("no test ran (check the class/method filter)")
         if self._expected is not None and ran != self._expected and ran:
             problems.append(f"the runner announced {self._expected} tests, {ran} reported")
-        problems.extend(_summary_disagreements(result.get("stream", ""), tests, self._dropped))
+        stream_text = result.get("stream", "")
+        problems.extend(_summary_disagreements(stream_text, tests, ran, self._ignored))
         return InstrumentationReport(
             tests=tuple(tests),
             expected=self._expected,
@@ -287,7 +291,11 @@ def parse_instrumentation(text: str) -> InstrumentationReport:
     return stream.report()
 
 
-def _summary_disagreements(summary: str, tests: list[CaseResult], dropped: int) -> list[str]:
+def _summary_disagreements(
+    summary: str, tests: list[CaseResult], reported: int, ignored: int
+) -> list[str]:
+    """JUnit's ``OK (N tests)`` counts the tests that ran: N leaves out @Ignore'd ones on
+    AndroidJUnitRunner, though some runners count them; either is believed."""
     problems = []
     ok = _SUMMARY_OK.search(summary)
     bad = sum(1 for t in tests if t.outcome in ("failed", "errored", "crashed"))
@@ -295,8 +303,8 @@ def _summary_disagreements(summary: str, tests: list[CaseResult], dropped: int) 
         said = int(ok.group(1))
         if bad:
             problems.append(f"the runner says OK ({said} tests) but {bad} did not pass")
-        elif said != len(tests) + dropped and tests:
-            problems.append(f"the runner says OK ({said} tests), the stream reported {len(tests)}")
+        elif said not in (reported, reported - ignored) and tests:
+            problems.append(f"the runner says OK ({said} tests), the stream reported {reported}")
     if "FAILURES!!!" in summary and not bad:
         problems.append("the runner reports FAILURES!!! that the status stream did not list")
     return problems
