@@ -131,7 +131,9 @@ def read_logcat(client: AdbClient, query: LogQuery) -> LogResult:
     if query.pid is not None:
         argv += ["--pid", str(query.pid)]
     if query.package is not None:
-        argv.append("*:V")
+        # the app's lines at the level asked, and what names its processes (ActivityManager's
+        # starts and deaths, crash reports), filtered further here
+        argv += _package_filter(query)
     elif query.tag:
         argv += [f"{query.tag}:{query.min_level}", "*:S"]
     else:
@@ -158,6 +160,19 @@ def read_logcat(client: AdbClient, query: LogQuery) -> LogResult:
     elif not running:
         note = f"{query.package} is not running: lines of its earlier processes"
     return LogResult(entries, tuple(sorted(pids)), note)
+
+
+def _package_filter(query: LogQuery) -> list[str]:
+    """Filterspecs for a package query: the level (and tag) asked, and at most I for
+    ActivityManager and E for the crash tags, which name the app's processes."""
+    rank = LEVELS.index(query.min_level)
+    fixed = (("ActivityManager", "I"), ("AndroidRuntime", "E"), ("libc", "E"), ("DEBUG", "E"))
+    specs = [
+        f"{tag}:{LEVELS[min(rank, LEVELS.index(most))]}" for tag, most in fixed if tag != query.tag
+    ]
+    if query.tag:
+        return [*specs, f"{query.tag}:{query.min_level}", "*:S"]
+    return [*specs, f"*:{query.min_level}"]
 
 
 def clear_logcat(client: AdbClient, buffers: Sequence[str] = DEFAULT_BUFFERS) -> None:
