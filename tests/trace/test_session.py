@@ -170,3 +170,20 @@ async def test_a_cancelled_call_is_recorded_as_cancelled(tmp_path: Path) -> None
         ("wait_for_element", "cancelled"),
         ("get_property", "ok"),
     ]
+
+
+async def test_a_capture_that_fails_leaves_the_reason_and_the_call_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(client: AdbClient) -> Shot:
+        raise ValueError("the capture path broke")
+
+    monkeypatch.setattr(recorder_module, "_grab", broken)
+    async with serve_session(simulate=True, trace=tmp_path / "trace") as session:
+        assert not (await session.call_tool("tap", {"x": 10, "y": 10})).is_error
+    (step,) = read_trace(tmp_path / "trace").steps
+    assert step["outcome"] == "ok"
+    assert step["screens"] == {
+        "before": {"missing": "no screen: the capture path broke"},
+        "after": {"missing": "no screen: the capture path broke"},
+    }

@@ -228,7 +228,9 @@ class TracedCall:
                 self._shots[moment] = await run_blocking(_grab, client)
         except TimeoutError:
             self._missing[moment] = f"no screen within {CAPTURE_TIMEOUT:g} s"
-        except AdbwireError as exc:
+        except Exception as exc:  # a device gone, or a bug: the step says which, the call goes on
+            if not isinstance(exc, AdbwireError):
+                log.exception("trace: the screen %s %s failed", moment, self._call.spec.name)
             self._missing[moment] = f"no screen: {str(exc)[:200]}"
         else:
             self._missing.pop(moment, None)
