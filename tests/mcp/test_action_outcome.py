@@ -154,3 +154,25 @@ async def test_an_anr_dialog_left_on_screen_is_the_error_until_answered() -> Non
         assert "Wait or Close app" in blocked["message"]
         waited = await s.ok("tap_element", {"query": "Wait"})  # answering it is fine
         assert waited["screen_changed"] is True
+
+
+async def test_another_apps_crash_is_not_the_actions() -> None:
+    async with session("launcher") as s:
+        await s.ok("open_deep_link", {"uri": "notes://settings"})
+        state = s.userland.state
+        notes = state.packages["com.example.notes"]
+        sync = next(a for a in notes.activities if a.name.endswith(".SyncActivity"))
+        with state.lock:  # a browser running in the background, unrelated to the notes app
+            chrome, _ = state.start_process("com.android.chrome", quiet=True)
+
+        def key_while_the_browser_dies(inv: Invocation, command: CommandFn) -> int:
+            status = command(inv)
+            with state.lock:
+                app_faults.native_crash(state, "com.android.chrome", sync, chrome)
+            return status
+
+        s.userland.hooks["input"] = key_while_the_browser_dies
+        pressed = await s.ok("press_key", {"key": "tab"})
+        assert "log" not in pressed  # its lines are not the notes app's either
+        history = await s.ok("list_crashes", {"package": "com.android.chrome"})
+        assert [c["kind"] for c in history["crashes"]] == ["native"]  # but it is on record
