@@ -4,7 +4,9 @@ pulled and removed from the device; usage errors and early ends reported."""
 from __future__ import annotations
 
 import struct
+import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -55,6 +57,24 @@ def test_record_stop_pull_and_clean_up(tmp_path: Path) -> None:
         assert not [p for p in sim.userland.state.processes.values() if p.name == "screenrecord"]
         with pytest.raises(NotFoundError):
             recorder.stop(sim.client, tmp_path / "again.mp4", cap=1 << 20, progress=None)
+
+
+def test_the_duration_ends_with_the_recording_not_with_the_pull(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    skew = [0.0]
+    clock = SimpleNamespace(monotonic=lambda: time.monotonic() + skew[0])
+    monkeypatch.setattr("adbwire.device.recording.time", clock)  # this module's clock only
+
+    def slow_pull(done: int, total: int | None) -> None:
+        skew[0] = 1000.0  # the pull takes 1000 s of this clock
+
+    with simulated("notes_list") as sim:
+        recorder = recording.Recorder()
+        recorder.start(sim.client, max_seconds=180)
+        stopped = recorder.stop(sim.client, tmp_path / "clip.mp4", cap=1 << 20, progress=slow_pull)
+    assert skew[0] == 1000.0
+    assert stopped.duration_s < 60
 
 
 def test_time_limit_end_and_abort(tmp_path: Path) -> None:

@@ -33,7 +33,6 @@ REMOTE_DIR = "/data/local/tmp"
 START_SECONDS = 5.0
 STOP_SECONDS = 15.0
 MAX_OUTPUT = 16 * 1024
-POLL_SECONDS = 0.05
 _SIZE = re.compile(r"^(\d{2,4})x(\d{2,4})$")
 
 
@@ -62,6 +61,8 @@ class Recording:
     max_seconds: int
     started_at: str
     started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    """When screenrecord exited (its stream ended)."""
     pid: int | None = None
     before: frozenset[int] = frozenset()
     """screenrecord processes that ran before ours started."""
@@ -70,13 +71,17 @@ class Recording:
     error: str | None = None
     done: threading.Event = field(default_factory=threading.Event)
     opened: threading.Event = field(default_factory=threading.Event)
+    settled: threading.Event = field(default_factory=threading.Event)
+    """Set once the stream opened or the thread ended, whichever came first."""
 
     @property
     def said(self) -> str:
         return commands.decode(bytes(self.output)).strip()[-300:]
 
     def elapsed(self) -> float:
-        return min(time.monotonic() - self.started, float(self.max_seconds))
+        """Seconds recorded: up to its end, not to when it was pulled."""
+        end = time.monotonic() if self.ended is None else self.ended
+        return min(end - self.started, float(self.max_seconds))
 
 
 @dataclass(frozen=True)
@@ -195,6 +200,7 @@ def _record(client: AdbClient, argv: list[str], recording: Recording) -> None:
     try:
         with client.start_shell(shell_quote.join(argv), max_output=MAX_OUTPUT) as process:
             recording.opened.set()
+            recording.settled.set()
             process.close_stdin(deadline)
             for _channel, data in process.output(deadline):
                 recording.output += data[: MAX_OUTPUT - len(recording.output)]
@@ -202,16 +208,15 @@ def _record(client: AdbClient, argv: list[str], recording: Recording) -> None:
     except AdbwireError as exc:
         recording.error = str(exc)[:300]
     finally:
+        recording.ended = time.monotonic()
         recording.done.set()
+        recording.settled.set()
 
 
 def _confirm_started(client: AdbClient, recording: Recording) -> None:
     """Its stream is open and it has not failed; its pid when already listed."""
-    deadline = time.monotonic() + START_SECONDS
-    while not (recording.opened.is_set() or recording.done.is_set()):
-        if time.monotonic() >= deadline:
-            raise VerificationError(f"screenrecord did not start within {START_SECONDS:g}s")
-        recording.done.wait(POLL_SECONDS)
+    if not recording.settled.wait(START_SECONDS):
+        raise VerificationError(f"screenrecord did not start within {START_SECONDS:g}s")
     new = _pids(client) - recording.before if recording.opened.is_set() else set()
     if _failed(recording) or (recording.done.is_set() and recording.exit_code is None):
         detail = recording.error or recording.said or "it ended at once"
