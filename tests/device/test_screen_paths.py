@@ -19,6 +19,7 @@ from adbwire.device.screen.path_choice import (
     CapturePaths,
 )
 from adbwire.errors import UsageError
+from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import simulated
 
 RAW = 10_368_016  # a 1080x2400 RGBA frame and its header
@@ -164,3 +165,22 @@ def test_simulate_takes_the_encode_time_on_its_command_line() -> None:
     simulate.build_options(parsed("--screencap-encode-ms", "350"))
     with pytest.raises(UsageError, match="screencap-encode-ms"):
         simulate.build_options(parsed("--screencap-encode-ms", "-1"))
+
+
+def test_a_path_that_fails_is_not_tried_at_every_capture() -> None:
+    def broken_png(inv: Invocation, command: CommandFn) -> int:
+        if "-p" in inv.args:
+            inv.out(b"not a PNG")
+            return 0
+        return command(inv)
+
+    with simulated("notes_list") as sim:
+        sim.userland.hooks["screencap"] = broken_png
+        history = ScreenHistory()
+        shots = [take_screenshot(sim.client, history=history, budget=Budget(max_edge=300))]
+        shots += [take_screenshot(sim.client, history=history, budget=Budget(300))]
+        for _ in range(6):
+            shots.append(take_screenshot(sim.client, history=history, budget=Budget(300)))
+        assert {shot.source for shot in shots} == {"raw"}
+        png_tries = [c for c in sim.userland.commands_named("screencap") if "-p" in c]
+        assert len(png_tries) == 1  # tried once in the warm-up, then left until a re-check

@@ -116,6 +116,8 @@ def capture(
         except _Unreadable as unreadable:
             if path == order[-1]:
                 raise unreadable.error from None
+            if paths is not None:
+                paths.failed(path)
             continue
         frame = _frame(image, path)
         if paths is not None:  # the first reduction is counted: RGBA from a PNG takes longer

@@ -24,6 +24,7 @@ link rate and the bytes are running averages (``WEIGHT`` for the newest sample).
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections import deque
@@ -107,6 +108,18 @@ class CapturePaths:
             for other, cost in self._costs.items():
                 if other != path:
                     cost.captures_since += 1
+
+    def failed(self, path: CapturePath) -> None:
+        """``path`` gave no usable frame (the other one did): not taken again until its
+        next re-check, so a broken path costs one extra round trip now and then, not each
+        capture."""
+        with self._lock:
+            cost = self._costs.get(path)
+            if cost is None:
+                cost = self._costs[path] = _Cost(0.0, self.clock())
+            cost.fixed.extend([math.inf] * MIN_SAMPLES)
+            cost.measured_at = self.clock()
+            cost.captures_since = 0
 
     def raw_unreadable(self) -> None:
         """The device's raw frames cannot be decoded here (FP16, 10-bit): PNG from now on."""
