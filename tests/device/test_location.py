@@ -3,7 +3,9 @@ longitude first, refusals for phones, and bounded reads of a console that misbeh
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,9 +25,12 @@ BANNER = (
 
 
 class FakeConsole:
-    def __init__(self, token: str, reply_after_banner: bytes | None = None) -> None:
+    def __init__(
+        self, token: str, reply_after_banner: bytes | None = None, reset: bool = False
+    ) -> None:
         self.token = token
         self.reply_after_banner = reply_after_banner
+        self.reset = reset
         self.received: list[str] = []
         self.server = socket.create_server(("127.0.0.1", 0))
         self.port = self.server.getsockname()[1]
@@ -38,8 +43,13 @@ class FakeConsole:
             conn.sendall(BANNER)
             if self.reply_after_banner is not None:
                 conn.sendall(self.reply_after_banner)
+                with contextlib.suppress(OSError):  # open until the client gives up
+                    lines.read()
                 return
             for raw in lines:
+                if self.reset:  # an abortive close: the client's next read fails
+                    conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return
                 line = raw.decode().strip()
                 self.received.append(line)
                 if line == "quit":
@@ -94,7 +104,16 @@ def test_missing_token_and_phones_and_bad_positions(tmp_path: Path, console: Fak
 
 def test_a_console_that_never_says_ok_is_cut_off(token_file: Path) -> None:
     fake = FakeConsole("s3cret", reply_after_banner=b"x" * (70 * 1024))
-    with pytest.raises(DeviceCommandError):
+    with pytest.raises(DeviceCommandError, match="over 64 KiB without OK"):
         location.set_location(f"127.0.0.1:{fake.port + 1}", 1, 2, token_file=token_file,
                               timeout=5)  # fmt: skip
+    fake.server.close()
+
+
+def test_a_console_that_drops_the_connection_is_a_typed_error(token_file: Path) -> None:
+    fake = FakeConsole("s3cret", reset=True)
+    with pytest.raises(DeviceCommandError, match="emulator console"):
+        location.set_location(f"127.0.0.1:{fake.port + 1}", 1, 2, token_file=token_file,
+                              timeout=5)  # fmt: skip
+    fake.thread.join(5)
     fake.server.close()

@@ -93,9 +93,12 @@ class _Session:
             self._buffer += data
 
     def send(self, line: str) -> str:
+        self.send_only(line)
+        return self.reply()
+
+    def send_only(self, line: str) -> None:
         self._sock.settimeout(self._left())
         self._sock.sendall(line.encode() + b"\r\n")
-        return self.reply()
 
     def _left(self) -> float:
         remaining = self._deadline.remaining()
@@ -122,15 +125,25 @@ def set_location(
             f"no emulator console at {console.host}:{console.port}: {exc.strerror or exc}"
         ) from None
     with sock:
-        session = _Session(sock, deadline)
-        banner = session.reply()
-        if "Authentication required" in banner:
-            if not token:
-                raise UsageError(
-                    f"the emulator console asks for the token in {token_file}, which is missing "
-                    "or empty"
-                )
-            session.send(f"auth {token}")
-        session.send(f"geo fix {longitude:.6f} {latitude:.6f}")
-        sock.sendall(b"quit\r\n")
+        try:
+            _geo_fix(_Session(sock, deadline), token, token_file, latitude, longitude)
+        except OSError as exc:
+            raise DeviceCommandError(
+                f"emulator console at {console.host}:{console.port}: {exc.strerror or exc}"
+            ) from None
     return console
+
+
+def _geo_fix(
+    session: _Session, token: str, token_file: Path, latitude: float, longitude: float
+) -> None:
+    banner = session.reply()
+    if "Authentication required" in banner:
+        if not token:
+            raise UsageError(
+                f"the emulator console asks for the token in {token_file}, which is missing "
+                "or empty"
+            )
+        session.send(f"auth {token}")
+    session.send(f"geo fix {longitude:.6f} {latitude:.6f}")
+    session.send_only("quit")
