@@ -62,7 +62,7 @@ class _Job:
 
 
 class TraceWriter:
-    """Writes one trace into `directory` (created 0700; refused if it already holds one)."""
+    """Writes one trace into `directory` (new or empty; made 0700)."""
 
     def __init__(
         self,
