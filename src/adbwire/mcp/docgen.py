@@ -95,8 +95,12 @@ def render(specs: list[ToolSpec] | None = None) -> str:
         "Do not edit by hand: a test fails when this file is stale. -->",
         "",
         "Every tool returns its typed result as structured content (and the same JSON in a "
-        "text block). A failure has `isError: true` and `structuredContent.error` = "
-        "`{code, message, retryable, next_action, details}`.",
+        "text block; `ui_tree` and `debug_context` add the UI tree as plain lines after it, "
+        "sent only there). tools/list publishes no output schemas: the fields are listed "
+        "below. A failure has `isError: true` and `structuredContent.error` = "
+        "`{code, message, retryable, next_action, details}`. Action tools also return the "
+        "action outcome (docs/ui.md): `screen_changed`, `window`, `keyboard_shown`, `log`, "
+        "`log_more`, `note`; a crash or ANR during the action is its error.",
         "",
         "## Risk levels and profiles",
         "",
