@@ -155,6 +155,15 @@ async def test_gesture_reports_its_method_and_outcome() -> None:
             assert dragged["method"] == "motionevent" and dragged["points"] == [540, 1800, 540, 600]
             missing = error_of(await s.call("gesture", {"kind": "drag", "x": 1, "y": 1}))
             assert missing["code"] == "invalid_arguments"
+            press = {"kind": "long_press", "x": 100, "y": 200, "space": "screenshot"}
+            no_shot = error_of(await s.call("gesture", press))
+            assert no_shot["code"] == "invalid_arguments" and "screenshot" in no_shot["message"]
+            shot = await s.ok("screenshot", {"max_edge": 540})
+            pressed = await s.ok("gesture", {**press, "duration_ms": 100})
+            assert pressed["points"] == [round(100 / shot["scale"]), round(200 / shot["scale"])]
+            for bad in ({"kind": "swipe"}, {"duration_ms": -1}, {"to": [1, 2, 3]}, {"x": -5}):
+                refused = error_of(await s.call("gesture", {**press, "space": None, **bad}))
+                assert refused["code"] == "invalid_arguments", bad
 
 
 async def test_recording_lands_under_the_local_root(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs
 from adbwire.mcp.tools.outcome import ActionOutcome, Watch, outcome_fields, run_watched, said
-from adbwire.mcp.tools.ui_common import in_range, memory
+from adbwire.mcp.tools.ui_common import in_range, to_device_point
 
 Coordinate = Annotated[float, in_range(0, 100_000)]
 Millis = Annotated[int, in_range(0, 10_000)]
@@ -35,17 +35,6 @@ class Gestured(ActionOutcome):
     points: list[int]
 
 
-def _device_point(call: ToolCall, x: float, y: float, space: str | None) -> tuple[int, int]:
-    if space is None:
-        return round(x), round(y)
-    mapping = memory(call).mapping(call.client.serial)
-    if mapping is None:
-        raise ToolFailure(
-            ErrorCode.INVALID_ARGUMENTS, "no screenshot of this device yet: take one first"
-        )
-    return mapping.to_device(x, y)
-
-
 @tool(
     name="gesture",
     title="Gesture",
@@ -59,12 +48,12 @@ def _device_point(call: ToolCall, x: float, y: float, space: str | None) -> tupl
 async def gesture(call: ToolCall, args: GestureArgs) -> ToolOutput:
     """double_tap, long_press (duration_ms), or drag to `to` [x,y] after holding hold_ms;
     points as tap's (space)."""
-    start = _device_point(call, args.x, args.y, args.space)
+    start = to_device_point(call, args.x, args.y, args.space)
     client = call.client
     if args.kind == "drag":
         if args.to is None:
             raise ToolFailure(ErrorCode.INVALID_ARGUMENTS, "drag needs `to`: [x, y]")
-        end = _device_point(call, args.to[0], args.to[1], args.space)
+        end = to_device_point(call, args.to[0], args.to[1], args.space)
         done, outcome = await run_watched(
             call, Watch(), ops.drag, client, start, end,
             duration_ms=600 if args.duration_ms is None else args.duration_ms,

@@ -43,6 +43,7 @@ from adbwire.mcp.tools.ui_common import (
     previous_tree,
     remember,
     run_ui,
+    to_device_point,
 )
 from adbwire.wire.client import AdbClient
 
@@ -186,17 +187,6 @@ class Point(ActionOutcome):
     y: int
 
 
-def _to_device(call: ToolCall, x: float, y: float, space: Space) -> tuple[int, int]:
-    if space == "device":
-        return round(x), round(y)
-    mapping = memory(call).mapping(call.client.serial)
-    if mapping is None:
-        raise ToolFailure(
-            ErrorCode.INVALID_ARGUMENTS, "no screenshot of this device yet: take one first"
-        )
-    return mapping.to_device(x, y)
-
-
 @tool(
     name="tap",
     title="Tap a point",
@@ -208,7 +198,7 @@ def _to_device(call: ToolCall, x: float, y: float, space: Space) -> tuple[int, i
 )
 async def tap(call: ToolCall, args: PointArgs) -> ToolOutput:
     """Tap a point in device px, or in screenshot px (space); prefer tap_element."""
-    x, y = _to_device(call, args.x, args.y, args.space or "device")
+    x, y = to_device_point(call, args.x, args.y, args.space or "device")
     outcome = await watched(call, device_input.tap, call.client, x, y)
     data = Point(x=x, y=y, **outcome_fields(outcome))
     return ToolOutput(f"tapped ({x}, {y}){said(outcome)}", data)
@@ -235,8 +225,8 @@ def _screen_size(client: AdbClient) -> tuple[int, int]:
 def _swipe_points(call: ToolCall, args: SwipeArgs) -> list[int]:
     if args.points is not None:
         space: Space = args.space or "device"
-        start = _to_device(call, args.points[0], args.points[1], space)
-        end = _to_device(call, args.points[2], args.points[3], space)
+        start = to_device_point(call, args.points[0], args.points[1], space)
+        end = to_device_point(call, args.points[2], args.points[3], space)
         return [*start, *end]
     if args.direction is None:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENTS, "give a direction or points")

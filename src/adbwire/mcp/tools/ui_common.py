@@ -78,6 +78,19 @@ def memory(call: ToolCall) -> ScreenHistory:
     return found
 
 
+def to_device_point(call: ToolCall, x: float, y: float, space: str | None) -> tuple[int, int]:
+    """A point in device pixels; `space` "screenshot" maps it from the device's last
+    screenshot (which may have been scaled down)."""
+    if space in (None, "device"):
+        return round(x), round(y)
+    mapping = memory(call).mapping(call.client.serial)
+    if mapping is None:
+        raise ToolFailure(
+            ErrorCode.INVALID_ARGUMENTS, "no screenshot of this device yet: take one first"
+        )
+    return mapping.to_device(x, y)
+
+
 def previous_tree(call: ToolCall) -> UiHierarchy | None:
     return memory(call).tree(call.client.serial)
 
