@@ -228,11 +228,11 @@ HOSTILE_MESSAGE = f"restarting{CLEAR}\r{TITLE} {C1_CSI}"
 @pytest.mark.parametrize(
     ("command", "target", "answer"),
     [
-        (["reboot"], "adbwire.cli.reboot.reboot", HOSTILE_MESSAGE),
+        (["reboot"], "adbwire.wire.services.control.reboot", HOSTILE_MESSAGE),
         (["tcpip", "5555"], "adbwire.wire.services.control.tcpip", None),
         (["usb"], "adbwire.wire.services.control.usb", None),
         (["root", "--no-reconnect"], "adbwire.wire.services.control.root", None),
-        (["uninstall", "com.example.app"], "adbwire.cli.uninstall.uninstall", "uninstall"),
+        (["uninstall", "com.example.app"], "adbwire.wire.services.install.uninstall", "uninstall"),
     ],
 )
 def test_device_answers_printed_by_commands_are_visible(

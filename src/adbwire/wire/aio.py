@@ -197,6 +197,7 @@ class AsyncAdbClient:
     push_stream = offloaded(AdbClient.push_stream)
     pull_stream = offloaded(AdbClient.pull_stream)
     install = offloaded(AdbClient.install)
+    install_multiple = offloaded(AdbClient.install_multiple)
     uninstall = offloaded(AdbClient.uninstall)
     forward = offloaded(AdbClient.forward)
     reverse = offloaded(AdbClient.reverse)
