@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import random
 import signal
@@ -123,3 +124,11 @@ def test_simulate_devices_prints_every_address_and_stops_on_sigterm() -> None:
         if process.poll() is None:
             process.kill()
             process.wait(10)
+
+
+def test_a_built_userland_is_frozen_out_of_full_collections() -> None:
+    with DeviceFarm(2, OPEN) as farm:
+        before = gc.get_freeze_count()
+        with AdbClient.connect_tcp(farm.addresses[0], []) as client:
+            client.shell("true")
+        assert gc.get_freeze_count() > before
