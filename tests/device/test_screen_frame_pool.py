@@ -35,7 +35,7 @@ def test_a_mapping_still_viewed_is_left_alone() -> None:
 
 
 def test_sizes_round_up_and_a_small_mapping_is_not_handed_out_for_a_large_frame() -> None:
-    pool = FramePool()
+    pool = FramePool(keep=2)
     lease = Lease(pool)
     assert len(lease.take(1)) == SIZE_CLASS
     assert len(lease.take(SIZE_CLASS + 1)) == 2 * SIZE_CLASS

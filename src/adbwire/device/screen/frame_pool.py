@@ -4,9 +4,9 @@ A fresh anonymous mapping costs a page fault per 4 KiB page the first time it is
 about 13 ms of CPU for a 10 MB frame here, as much as all the rest of a screenshot's host
 work. A mapping already written costs nothing. So the mappings a screenshot read its frame
 into go back to a small pool once nothing refers to them any more, and the next frame of
-that size is read into one of them. The pool keeps at most ``KEEP`` idle mappings (sizes
+that size is read into one of them. The pool keeps at most ``KEEP`` idle mapping (sizes
 rounded up to ``SIZE_CLASS``, so a device's raw frame and its PNG share one): the memory of
-a frame or two, steady, where freed 10 MB blocks would pile up in the allocator's arenas.
+one frame, steady, where freed 10 MB blocks would pile up in the allocator's arenas.
 
 A mapping goes back only when no view of it is left (CPython's reference count says so):
 an image still mapped over it, e.g. a ``Frame`` a caller kept, is never written over.
@@ -19,7 +19,7 @@ import sys
 import threading
 
 SIZE_CLASS = 4 << 20
-KEEP = 2
+KEEP = 1
 _ALONE = 3
 """A mapping's references when nothing else holds it: ``give_back``'s name for it, ``_alone``'s
 parameter and ``getrefcount``'s argument."""
