@@ -177,6 +177,17 @@ async def test_recording_lands_under_the_local_root(tmp_path: Path) -> None:
             stopped = await s.ok("screen_recording", {"action": "stop", "to": "clips/a.mp4"})
             assert stopped["path"] == "clips/a.mp4" and stopped["ended_by"] == "stop"
             assert (tmp_path / "clips" / "a.mp4").stat().st_size == stopped["bytes"] > 0
+            misplaced = {"action": "start", "to": "clips/b.mp4"}
+            assert error_of(await s.call("screen_recording", misplaced))["code"] == (
+                "invalid_arguments"
+            )
+            for expected in ("adbwire-recording-1.mp4", "adbwire-recording-1-2.mp4"):
+                await s.ok("screen_recording", {"action": "start"})
+                taken = {"action": "stop", "to": "clips/a.mp4"}
+                refused = error_of(await s.call("screen_recording", taken))
+                assert refused["code"] == "already_exists" and "still running" in refused["message"]
+                default = await s.ok("screen_recording", {"action": "stop"})  # the same one
+                assert default["path"] == expected and default["bytes"] > 0
             await s.ok("screen_recording", {"action": "start"})  # left running
         await wait_until(lambda: not [n for n, _ in files.listdir("/data/local/tmp")
                                       if n.endswith(".mp4")])  # fmt: skip

@@ -4,12 +4,14 @@ One recording per device; one left running when the session ends is stopped and 
 from __future__ import annotations
 
 import posixpath
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from adbwire.device import recording as ops
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
@@ -63,6 +65,8 @@ async def screen_recording(call: ToolCall, args: RecordingArgs) -> ToolOutput:
     (to), off the device."""
     rec, client = recorder(call), call.client
     if args.action == "start":
+        if args.to is not None:
+            raise ToolFailure(ErrorCode.INVALID_ARGUMENTS, "`to` goes with stop, not start")
         session = session_of(call)
         running = await call.run(rec.start, client, max_seconds=args.max_seconds, size=args.size,
                                  bit_rate=args.bit_rate)  # fmt: skip
@@ -75,9 +79,15 @@ async def screen_recording(call: ToolCall, args: RecordingArgs) -> ToolOutput:
         return ToolOutput(f"recording (at most {args.max_seconds} s)", data)
     current = rec.running(client.serial)
     root = call.app.local_root
-    destination = root.resolve(
-        args.to or posixpath.basename(current.remote_path if current else "recording.mp4")
-    )
+    if args.to is not None:
+        destination = root.resolve(args.to)
+        if destination.exists():
+            raise ToolFailure(
+                ErrorCode.ALREADY_EXISTS,
+                f"{args.to} exists: choose another `to` (the recording is still running)",
+            )
+    else:
+        destination = _free_destination(call, current.remote_path if current else "recording.mp4")
     progress = call.progress_from_thread("pulling the recording")
     cap = call.app.policy.max_transfer_bytes
     stopped = await call.run(rec.stop, client, destination, cap=cap, progress=progress)
@@ -86,6 +96,18 @@ async def screen_recording(call: ToolCall, args: RecordingArgs) -> ToolOutput:
     data = RecordingResult(state="stopped", path=path, duration_s=stopped.duration_s,
                            bytes=stopped.bytes, ended_by=stopped.ended_by)  # fmt: skip
     return ToolOutput(f"{stopped.bytes} bytes, {stopped.duration_s} s -> {path}", data)
+
+
+def _free_destination(call: ToolCall, remote_path: str) -> Path:
+    """The device file's name under the local root, numbered past any file already there
+    (the device reuses its names once a recording is pulled and removed)."""
+    stem, suffix = posixpath.splitext(posixpath.basename(remote_path))
+    for number in range(1, 1000):
+        name = f"{stem}{suffix}" if number == 1 else f"{stem}-{number}{suffix}"
+        path = call.app.local_root.resolve(name)
+        if not path.exists():
+            return path
+    raise ToolFailure(ErrorCode.ALREADY_EXISTS, f"{stem}{suffix} and 998 more exist: pass `to`")
 
 
 TOOLS = [screen_recording]
