@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from adbwire.device import activity_stack, instrumentation, network, output_cap, processes
-from adbwire.device.errors import NotFoundError
+from adbwire.device.errors import AlreadyExistsError, NotFoundError
 from adbwire.device.parsers.instrumentation import CaseResult, CaseStarted
 from adbwire.errors import AdbTimeoutError, OutputTooLargeError, UsageError
 from adbwire.testing import DeviceFiles, SimulatedDevice
@@ -199,6 +199,14 @@ def test_instrumentation_arguments_are_checked(device_client: AdbClient) -> None
     ):
         with pytest.raises(UsageError):
             instrumentation.instrument_argv(target, tests, arguments)
+    too_many_filters = [f"a.B{n}" for n in range(instrumentation.MAX_FILTERS + 1)]
+    with pytest.raises(UsageError, match="test filters"):
+        instrumentation.instrument_argv(target, too_many_filters)
+    too_many_arguments = {f"k{n}": "v" for n in range(instrumentation.MAX_ARGUMENTS + 1)}
+    with pytest.raises(UsageError, match="runner arguments"):
+        instrumentation.instrument_argv(target, (), too_many_arguments)
+    with pytest.raises(UsageError, match="too long"):
+        instrumentation.instrument_argv(target, (), {"k": "v" * 1025})
     argv = instrumentation.instrument_argv(target, ["a.B#c"], {"size": "small", "debug": "a b"})
     assert argv[4:] == [
         "-e",
@@ -248,13 +256,21 @@ def test_a_run_cut_short_leaves_an_incomplete_log_and_the_app_running(
 ) -> None:
     target = instrumentation.find_instrumentation(device_client, "com.example.notes.soak")
     with pytest.raises(AdbTimeoutError):
-        instrumentation.run_instrumentation(device_client, target, tmp_path / "s.log", timeout=1)
+        instrumentation.run_instrumentation(device_client, target, tmp_path / "s.log", timeout=5)
     assert [p.name for p in tmp_path.iterdir()] == ["s.incomplete.log"]
     assert b"test=syncsForAMinute" in (tmp_path / "s.incomplete.log").read_bytes()
     # Closing the stream did not stop the tests: only stopping the target does.
     assert device_client.shell(f"pidof {NOTES}").stdout.strip()
     instrumentation.stop_target(device_client, target)
     assert device_client.shell(f"pidof {NOTES}").exit_code == 1
+
+
+def test_a_log_another_run_is_writing_is_refused(device_client: AdbClient, tmp_path: Path) -> None:
+    target = instrumentation.find_instrumentation(device_client, "com.example.notes.test")
+    (tmp_path / "w.log.part").write_bytes(b"another run's output")
+    with pytest.raises(AlreadyExistsError, match="another run is writing"):
+        instrumentation.run_instrumentation(device_client, target, tmp_path / "w.log", timeout=60)
+    assert (tmp_path / "w.log.part").read_bytes() == b"another run's output"
 
 
 def test_a_run_past_the_output_cap_stops_and_keeps_what_came(

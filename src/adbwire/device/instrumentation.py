@@ -122,6 +122,16 @@ def run_instrumentation(
     started = time.monotonic()
     size = 0
     log = _new_file(partial)
+
+    def take(data: bytes, final: bool = False) -> None:
+        nonlocal size
+        log.write(data)
+        log.flush()
+        size += len(data)
+        for event in stream.feed_text(decoder.decode(data, final=final)):
+            if on_event is not None:
+                on_event(event)
+
     try:
         with (
             log,
@@ -131,18 +141,8 @@ def run_instrumentation(
         ):
             process.close_stdin(deadline)
             for _channel, data in process.output(deadline):
-                log.write(data)
-                log.flush()
-                size += len(data)
-                for event in stream.feed_text(decoder.decode(data)):
-                    if on_event is not None:
-                        on_event(event)
-            if not process.v2:
-                tail = process.leftover_v1
-                log.write(tail)
-                size += len(tail)
-                stream.feed_text(decoder.decode(tail))
-        stream.feed_text(decoder.decode(b"", final=True))
+                take(data)
+            take(b"" if process.v2 else process.leftover_v1, final=True)
     except BaseException:
         partial.replace(log_path.with_name(log_path.stem + ".incomplete" + log_path.suffix))
         raise
@@ -159,7 +159,15 @@ def run_instrumentation(
 def _new_file(path: Path) -> BinaryIO:
     """Create `path` for writing; never an existing file, never through a symlink."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    return os.fdopen(os.open(path, flags, 0o644), "wb")
+    try:
+        return os.fdopen(os.open(path, flags, 0o644), "wb")
+    except FileExistsError:
+        raise AlreadyExistsError(
+            f"{path.name} exists: another run is writing this log, or one was killed while "
+            "writing it; choose another log name"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"cannot create the log {path.name}: {exc.strerror or exc}") from None
 
 
 def stop_target(client: AdbClient, target: InstalledInstrumentation) -> None:
