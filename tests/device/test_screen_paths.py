@@ -133,8 +133,10 @@ def timed_shots(count: int, history: ScreenHistory | None, client: object) -> fl
 
 
 def test_on_a_slow_link_the_adaptive_choice_is_at_least_twice_as_fast_as_raw() -> None:
-    # 40 Mbit/s (a phone on USB 2): a 10 MB raw frame takes 2 s; the device's PNG 300 ms.
-    with simulated("notes_list", link_mbps=40) as sim:
+    # 20 Mbit/s (a phone on a poor USB 2 link): a 10 MB raw frame takes 4 s, the device's
+    # PNG 300 ms; the raw side is paced by the link, so the margin holds on a busy machine
+    # (at 40 Mbit/s, CPU load on the host's PNG decode once narrowed it below 2x).
+    with simulated("notes_list", link_mbps=20) as sim:
         sim.userland.device.screencap_encode_ms = 300
         history = ScreenHistory()
         timed_shots(2 * MIN_SAMPLES, history, sim.client)  # the warm-up measures both
