@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from adbwire.device.parsers.activities import parse_activities
 from adbwire.device.parsers.stack_types import task_types_from_stacks
+from tests.device_outputs import device_output
 
 # Android 9 (a 1920x1011 tablet, zh_CN), `dumpsys activity a`, from a blog post on AMS
 # debugging (search index id 36425693564; repository not named there). Excerpt: the post's
@@ -89,3 +90,27 @@ def test_a_later_section_does_not_inherit_the_last_stacks_type() -> None:
         "  * TaskRecord{4d5e6f #9 A=com.y U=0 StackId=-1 sz=0}\n"
     )
     assert task_types_from_stacks(text) == {2: "home"}
+
+
+def test_the_default_android_9_dump_lists_tasks_only_as_run_lines() -> None:
+    # Without -a, Android 9 prints no "* TaskRecord"/"* Hist" blocks: each stack's tasks
+    # appear only under "Running activities", unstarred, with "Run #N:" activities.
+    text = device_output("dumpsys_activity_activities/miui_sagit_android9_default.txt")
+    stack = parse_activities(text)
+    assert [t.task_id for t in stack.tasks] == [3, 4, 1, 2]
+    assert [a.component.class_name.rsplit(".", 1)[-1] for a in stack.tasks[0].activities] == [
+        "SingleTaskTwoActivity",
+        "SingleTaskTwoActivity",
+        "SingleTaskOneActivity",
+    ]
+    assert stack.tasks[0].activities[0].component.package == "com.kunminx.relearn_android_2"
+    assert {a.state for t in stack.tasks for a in t.activities} == {None}  # not printed
+    assert stack.tasks[2].top.package == "com.miui.home"
+    assert stack.resumed == stack.tasks[0].top
+    assert task_types_from_stacks(text) == {3: "standard", 4: "standard", 1: "home", 2: "standard"}
+
+
+def test_with_a_each_task_is_kept_once_with_its_states() -> None:
+    stack = parse_activities(ANDROID_9_TABLET)
+    assert [t.task_id for t in stack.tasks] == [5, 2]  # not again from "Running activities"
+    assert stack.tasks[0].activities[0].state == "RESUMED"

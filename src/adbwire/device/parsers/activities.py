@@ -10,8 +10,11 @@ from adbwire.device.parsers.component import Component, component_in_activity_re
 
 # Android 10+: "* Task{157c3a8 #12 type=standard A=10090:com.x U=0 visible=true ... sz=1}"
 # Android 4-9: "* TaskRecord{77fa9e9 #2355 A=com.x U=0 StackId=155 sz=1}"
-_TASK = re.compile(r"^\s*\* (?:Task|TaskRecord)\{[0-9a-f]+ #(\d+)(.*)\}\s*$")
-_HIST = re.compile(r"^\s*\* Hist\s+#\d+: (ActivityRecord\{.*)$")
+# Without -a, Android 7-11 list each task only under "Running activities (most recent
+# first):", unstarred, its activities as "Run #N: ActivityRecord{...}" (no state lines);
+# with -a that list follows the detailed one, and a task id seen twice is kept once.
+_TASK = re.compile(r"^\s*(?:\* )?(?:Task|TaskRecord)\{[0-9a-f]+ #(\d+)(.*)\}\s*$")
+_HIST = re.compile(r"^\s*(?:\* Hist\s+|Run\s+)#\d+: (ActivityRecord\{.*)$")
 _STATE = re.compile(r"^\s*state=(\w+)")
 _DISPLAY = re.compile(r"^Display #(\d+)")
 _TYPE = re.compile(r"\btype=(\w+)")
@@ -152,7 +155,13 @@ def _collect_tasks(lines: list[str]) -> tuple[TaskInfo, ...]:
             last_entry = None
     finished.extend(reversed(open_tasks))
     ordered = sorted(finished, key=lambda t: t.order)  # as printed: top to bottom
-    return tuple(_freeze(t) for t in ordered if t.activities)
+    seen: set[int] = set()
+    tasks = []
+    for built in ordered:
+        if built.activities and built.task_id not in seen:
+            seen.add(built.task_id)
+            tasks.append(_freeze(built))
+    return tuple(tasks)
 
 
 def _freeze(task: _TaskBuilder) -> TaskInfo:

@@ -13,7 +13,7 @@ import re
 from adbwire.device.parsers._text import lines_of
 
 _STACK = re.compile(r"^\s*Stack #\d+:.*?\btype=(\w+)")
-_TASK_RECORD = re.compile(r"^\s*\*\s*TaskRecord\{[0-9a-f]+ #(\d+)\b")
+_TASK_RECORD = re.compile(r"^\s*(?:\*\s*)?TaskRecord\{[0-9a-f]+ #(\d+)\b")
 
 
 def task_types_from_stacks(text: str) -> dict[int, str]:
