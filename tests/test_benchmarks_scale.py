@@ -12,7 +12,7 @@ import pytest
 from benchmarks.cli import main
 from benchmarks.scale import QUICK_CALLS, QUICK_COUNTS
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]  # farms, servers: ~1.5 min
 
 
 def test_quick_scale_section_runs_every_phase(tmp_path: Path) -> None:

@@ -23,6 +23,7 @@ from tests.mcp.harness import WAIT, data_of
 from tests.mcp.spawn import environment, serve_argv
 
 pytestmark = [
+    pytest.mark.slow,  # starts simulators and servers
     pytest.mark.timeout(240),
     pytest.mark.skipif(sys.platform == "win32", reason="SIGSTOP"),
     pytest.mark.anyio,

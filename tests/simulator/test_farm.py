@@ -91,6 +91,7 @@ def test_a_farm_refuses_a_port_range_past_65535() -> None:
         DeviceFarm(10, OPEN, first_port=65530)
 
 
+@pytest.mark.slow
 def test_simulate_devices_prints_every_address_and_stops_on_sigterm() -> None:
     process = subprocess.Popen(
         [
