@@ -112,3 +112,18 @@ def test_the_command_word_is_found_past_global_options() -> None:
     assert find(["--debug", "wait-for-usb-recovery"]) == "wait_for"
     assert find(["--version"]) is None
     assert find(["shel"]) is None
+
+
+def command_words(argv: list[str]) -> set[str]:
+    parser = cli_main.build_parser(argv)
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return set(commands.choices)
+
+
+def test_only_the_command_run_is_registered_unless_help_lists_them_all() -> None:
+    assert command_words(["-s", "x", "shell", "true"]) == {"shell"}
+    assert command_words(["get-state"]) == {"get-state", "get-serialno", "get-devpath"}
+    assert {"shell", "push", "trace"} <= command_words(["-h", "shell"])
+    assert {"shell", "push", "trace"} <= command_words(["shel"])  # did-you-mean needs them
+    assert command_words(["shell", "-h"]) == {"shell"}
+    assert command_words(["--version"]) == set()

@@ -179,7 +179,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     selected = None if argv is None else command_module(argv)
-    stubs = selected is None and not (argv is not None and _only_version(argv))
+    if argv is None or selected is None:
+        stubs = argv is None or not _only_version(argv)
+    else:  # `adbwire -h shell` lists every command, `adbwire shell -h` only needs shell
+        stubs = _help_before(argv, selected)
     given = {entry.__name__ for entry in COMMANDS if isinstance(entry, ModuleType)}
     registered: set[str] = set()
     for entry in COMMANDS:
@@ -201,6 +204,16 @@ def _path(text: str) -> Path:
     from pathlib import Path  # noqa: PLC0415 - not needed for --version and --help
 
     return Path(text)
+
+
+def _help_before(argv: Sequence[str], module: str) -> bool:
+    """-h/--help comes before the word of the command `module` runs."""
+    for token in argv:
+        if token in ("-h", "--help"):
+            return True
+        if command_module([token]) == module:
+            return False
+    return False
 
 
 def _only_version(argv: Sequence[str]) -> bool:
