@@ -37,7 +37,7 @@ HEAVY = (
 )
 
 
-def modules_after(*argv: str) -> list[str]:
+def modules_after(home: Path, *argv: str) -> list[str]:
     """The modules a fresh interpreter holds after `adbwire ARGV` (its exit ignored)."""
     program = (
         "import json, sys\n"
@@ -54,7 +54,7 @@ def modules_after(*argv: str) -> list[str]:
         text=True,
         timeout=120,
         cwd=REPO,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(REPO / "nonexistent-home"), "ADBWIRE_MDNS": "0"},
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home), "ADBWIRE_MDNS": "0"},
         check=False,
     )
     names: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
@@ -66,8 +66,8 @@ def loaded(names: list[str], prefix: str) -> bool:
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"]])
-def test_version_and_help_import_no_command(argv: list[str]) -> None:
-    names = modules_after(*argv)
+def test_version_and_help_import_no_command(argv: list[str], tmp_path: Path) -> None:
+    names = modules_after(tmp_path, *argv)
     ours = [name for name in names if name.startswith("adbwire")]
     assert len(ours) <= 6, ours  # adbwire, _lazy_exports, cli, cli.main, cli.suggest, errors
     assert not [
@@ -84,8 +84,8 @@ def test_version_and_help_import_no_command(argv: list[str]) -> None:
     assert len(names) < 120, len(names)  # 88 when this was written, 111 with dataclasses
 
 
-def test_a_tcp_shell_loads_nothing_it_does_not_use() -> None:
-    names = modules_after("-s", "127.0.0.1:1", "--connect-timeout", "1", "shell", "true")
+def test_a_tcp_shell_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+    names = modules_after(tmp_path, "-s", "127.0.0.1:1", "--connect-timeout", "1", "shell", "true")
     assert "adbwire.wire.services.shell" in names  # the command did run
     assert [prefix for prefix in HEAVY if loaded(names, prefix)] == []
 
