@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from adbwire.device.heavy_jobs import (
+    MAX_HOLDER_BYTES,
     HeavyJobBusyError,
     current_holder,
     heavy_job,
@@ -95,8 +96,10 @@ def test_the_lock_is_shared_with_another_process_and_dies_with_it(
 def test_a_holder_file_that_is_not_ours_is_not_believed(state_dir: Path) -> None:
     with heavy_job("emulator-5554", "install_apk a.apk"):
         path = lock_path("emulator-5554")
+        well_typed = json.dumps({"job": "x", "pid": 1, "since": "now"}).encode()
+        past_the_cap = well_typed[:-1] + b" " * (MAX_HOLDER_BYTES + 1 - len(well_typed)) + b"}"
         for junk in (b"\xff\xfe", b"[1, 2]", json.dumps({"job": 3, "pid": "x"}).encode(),
-                     b"{" + b" " * 5000 + b"}"):  # fmt: skip
+                     past_the_cap):  # fmt: skip
             path.write_bytes(junk)
             with (
                 pytest.raises(HeavyJobBusyError, match="has not said who") as refused,
