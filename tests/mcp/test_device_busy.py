@@ -56,3 +56,21 @@ async def test_a_full_device_answers_device_busy_and_others_go_on() -> None:
             app.close()
     assert (busy["code"], busy["retryable"], busy["next_action"]) == ("device_busy", True, "retry")
     assert "2 calls are running and 1 waiting" in busy["message"]
+
+
+def test_serve_takes_the_lane_limits_from_the_command_line() -> None:
+    from adbwire.cli.main import build_parser  # noqa: PLC0415
+    from adbwire.cli.serve import options_from  # noqa: PLC0415
+    from adbwire.errors import UsageError  # noqa: PLC0415
+    from adbwire.mcp.server.launch import running_app  # noqa: PLC0415
+
+    parser = build_parser()
+    args = parser.parse_args(["serve", "--no-usb", "--no-audit"])
+    assert (options_from(args).device_calls, options_from(args).device_queue) == (8, 64)
+    args = parser.parse_args(["serve", "--no-usb", "--no-audit", "--device-calls", "3"])
+    args.device_queue = 5
+    with running_app(options_from(args), "memory") as app:
+        assert app.devices.lane_limits == (3, 5)
+    args.device_calls = 0
+    with pytest.raises(UsageError, match="--device-calls"):
+        options_from(args)

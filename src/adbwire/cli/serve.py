@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from adbwire.cli import targets
+from adbwire.errors import UsageError
 from adbwire.mcp.safety.policy import PROFILES
 from adbwire.mcp.trace import new_trace_dir
 from adbwire.wire.timeouts import Timeouts
@@ -61,6 +62,20 @@ def register(commands: Any) -> None:
         help="record every device packet to FILE",
     )
     devices.add_argument("--no-usb", action="store_true", help="do not look for USB devices")
+    devices.add_argument(
+        "--device-calls",
+        type=int,
+        default=8,
+        metavar="N",
+        help="calls to one device that may run at once (default 8; docs/farms.md)",
+    )
+    devices.add_argument(
+        "--device-queue",
+        type=int,
+        default=64,
+        metavar="N",
+        help="more calls to one device that may wait; past them: device_busy (default 64)",
+    )
     safety = parser.add_argument_group("safety")
     safety.add_argument(
         "--policy",
@@ -141,6 +156,8 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
     from adbwire.mcp.server.launch import ServeOptions  # noqa: PLC0415
 
     base = targets.timeouts_from(args)
+    if args.device_calls < 1 or args.device_queue < 0:
+        raise UsageError("--device-calls must be at least 1 and --device-queue at least 0")
     return ServeOptions(
         devices=args.device,
         connect=args.connect,
@@ -157,6 +174,8 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
         audit_log=args.audit_log,
         no_audit=args.no_audit,
         usb=not args.no_usb,
+        device_calls=args.device_calls,
+        device_queue=args.device_queue,
         http=args.http,
         show_token=args.show_token,
         timeouts=Timeouts(

@@ -21,6 +21,7 @@ from adbwire.mcp.server.server import build_server
 from adbwire.mcp.server.stdio import run_stdio
 from adbwire.mcp.server.usb_source import UsbSource
 from adbwire.mcp.trace import start_trace
+from adbwire.wire.aio import DEVICE_CONCURRENCY, DEVICE_QUEUE
 from adbwire.wire.connection import Signer
 from adbwire.wire.keys import load_keys
 from adbwire.wire.recording import ORIGIN_SIMULATED, ReplayKey, wrap_transport
@@ -49,6 +50,9 @@ class ServeOptions:
     no_audit: bool = False
     usb: bool = True
     """Scan USB (off with --no-usb; --simulate and --replay serve only their device)."""
+    device_calls: int = DEVICE_CONCURRENCY
+    device_queue: int = DEVICE_QUEUE
+    """Each device's lane: calls at once, calls waiting (then device_busy; docs/farms.md)."""
     http: str | None = None
     show_token: bool = False
     timeouts: Timeouts = field(default_factory=lambda: Timeouts(connect=10.0, auth=600.0))
@@ -96,7 +100,12 @@ def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
     def keys() -> Sequence[Signer]:
         return load_keys()
 
-    registry = DeviceRegistry(keys, timeouts=options.timeouts)
+    registry = DeviceRegistry(
+        keys,
+        timeouts=options.timeouts,
+        lane_concurrency=options.device_calls,
+        lane_queue=options.device_queue,
+    )
     audit_path = None if options.no_audit else (options.audit_log or state_dir() / "audit.jsonl")
     app = App(policy=policy, devices=registry, audit=AuditLog(audit_path), transport=transport)
     # The app (its device connections, recordings) closes before the simulated device
