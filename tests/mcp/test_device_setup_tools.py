@@ -12,12 +12,15 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp import Client
 
+from adbwire.device.settings import appearance
 from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.server.app import App
 from adbwire.mcp.server.server import build_server
 from adbwire.testing import DeviceFiles, DeviceOptions, running_device
+from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import SpyUserland
 from tests.mcp.harness import WAIT, data_of, error_of, make_app
 
@@ -142,6 +145,32 @@ async def test_bad_values_and_old_releases() -> None:
             phone = {"setting": "location", "value": "48.85,2.29"}
             assert error_of(await s.call("set_device_setting", phone))["code"] == "unsupported"
             assert srv.userland.commands_named("cmd") == []
+
+
+async def test_a_setting_written_but_not_confirmed_is_still_restored(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(appearance, "VERIFY_SECONDS", 0.5)
+
+    with server() as srv:
+        state = srv.userland.state
+
+        def rounding(inv: Invocation, command: CommandFn) -> int:
+            # A device that keeps 1.25 when told 1.3: the write lands, the read-back differs.
+            status = command(inv)
+            if inv.args == ["put", "system", "font_scale", "1.3"]:
+                with state.lock:
+                    state.settings["system"]["font_scale"] = "1.25"
+            return status
+
+        srv.userland.hooks["settings"] = rounding
+        async with srv.session() as s:
+            original = s.settings("system").get("font_scale")
+            failed = error_of(await s.call("set_device_setting", {"setting": "font_scale",
+                                                                  "value": "1.3"}))  # fmt: skip
+            assert "still reports '1.25'" in failed["message"]
+            assert s.settings("system")["font_scale"] == "1.25"
+        await wait_until(lambda: state.settings["system"].get("font_scale") == original)
 
 
 async def test_gesture_reports_its_method_and_outcome() -> None:

@@ -10,6 +10,7 @@ from adbwire.device import commands
 from adbwire.device.errors import UnsupportedError
 from adbwire.device.parsers.device_settings import parse_night_mode
 from adbwire.device.sdk import sdk_level
+from adbwire.device.settings.ledger import Noted
 from adbwire.device.settings.values import read_setting, wait_for, write_setting
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
@@ -32,12 +33,15 @@ class Change:
     after: str | None
 
 
-def set_night_mode(client: AdbClient, mode: str) -> Change:
+def set_night_mode(client: AdbClient, mode: str, *, noted: Noted | None = None) -> Change:
     """Switch dark mode to ``yes``/``no``/``auto`` (or back to a custom mode read earlier)."""
     sdk = sdk_level(client)
     if sdk is not None and sdk < DARK_MODE_SDK:
         raise UnsupportedError(f"dark mode needs Android 10 (API 29); this device is API {sdk}")
     before = night_mode(client)
+    if noted is not None:
+        original = before or "no"
+        noted(lambda c: set_night_mode(c, original))
     commands.text(client, ["cmd", "uimode", "night", mode])
     after = wait_for(
         lambda: night_mode(client),
@@ -54,10 +58,12 @@ def check_font_scale(scale: float) -> str:
     return f"{scale:g}"
 
 
-def set_font_scale(client: AdbClient, scale: float) -> Change:
+def set_font_scale(client: AdbClient, scale: float, *, noted: Noted | None = None) -> Change:
     """Write ``system font_scale`` and read it back (apps re-layout on their own)."""
     text = check_font_scale(scale)
     before = read_setting(client, "system", "font_scale")
+    if noted is not None:
+        noted(lambda c: restore_font_scale(c, before))
     write_setting(client, "system", "font_scale", text)
     after = wait_for(
         lambda: read_setting(client, "system", "font_scale"),

@@ -17,7 +17,10 @@ from adbwire.errors import AdbwireError
 from adbwire.wire.client import AdbClient
 
 log = logging.getLogger(__name__)
-Restore = Callable[[AdbClient], None]
+Restore = Callable[[AdbClient], object]
+Noted = Callable[[Restore], None]
+"""Told how to undo a change before a setter writes anything, so that a change whose
+read-back then fails is still undone."""
 ClientFor = Callable[[str], AdbClient]
 
 

@@ -9,6 +9,7 @@ from adbwire.device import commands, validate
 from adbwire.device.errors import UnsupportedError
 from adbwire.device.parsers.device_settings import parse_app_locales
 from adbwire.device.sdk import sdk_level
+from adbwire.device.settings.ledger import Noted
 from adbwire.device.settings.values import wait_for
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
@@ -46,11 +47,15 @@ class LocaleChange:
     after: tuple[str, ...]
 
 
-def set_app_locales(client: AdbClient, package: str, locales: tuple[str, ...]) -> LocaleChange:
+def set_app_locales(
+    client: AdbClient, package: str, locales: tuple[str, ...], *, noted: Noted | None = None
+) -> LocaleChange:
     """Set the app's languages (empty: back to the system's) and read them back."""
     _require(client)
     wanted = tuple(check_locale(tag) for tag in locales if tag)
     before = app_locales(client, package)
+    if noted is not None:
+        noted(lambda c: set_app_locales(c, package, before))
     argv = ["cmd", "locale", "set-app-locales", package, "--user", "current"]
     if wanted:
         argv += ["--locales", ",".join(wanted)]

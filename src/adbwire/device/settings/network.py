@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from adbwire.device import commands
+from adbwire.device.settings.ledger import Noted
 from adbwire.device.settings.values import read_setting, wait_for
 from adbwire.wire.client import AdbClient
 
@@ -29,10 +30,15 @@ class RadioChange:
     after: bool | None
 
 
-def set_radio(client: AdbClient, radio: str, enabled: bool) -> RadioChange:
+def set_radio(
+    client: AdbClient, radio: str, enabled: bool, *, noted: Noted | None = None
+) -> RadioChange:
     if radio not in _SETTING:
         raise ValueError(f"unknown radio {radio!r}")
     before = radio_on(client, radio)
+    if noted is not None and before is not None:
+        was = before
+        noted(lambda c: set_radio(c, radio, was))
     if before is not enabled:
         commands.text(client, ["svc", radio, "enable" if enabled else "disable"])
     after = wait_for(

@@ -14,6 +14,7 @@ from typing import Literal
 
 from adbwire.device import commands
 from adbwire.device.parsers.device_settings import parse_display_rotation
+from adbwire.device.settings.ledger import Noted
 from adbwire.device.settings.values import POLL_SECONDS, read_setting, wait_for, write_setting
 from adbwire.wire.client import AdbClient
 
@@ -78,11 +79,17 @@ class OrientationChange:
 
 
 def set_orientation(
-    client: AdbClient, orientation: Orientation, *, settle: float = SETTLE_SECONDS
+    client: AdbClient,
+    orientation: Orientation,
+    *,
+    settle: float = SETTLE_SECONDS,
+    noted: Noted | None = None,
 ) -> OrientationChange:
     """Lock the screen to ``orientation`` (or hand it to the sensor with ``auto``), check
     that the settings read back, and wait up to ``settle`` s for the display to turn."""
     saved = saved_rotation(client)
+    if noted is not None:
+        noted(lambda c: restore_rotation(c, saved))
     before = read_rotation(client)
     if orientation == "auto":
         write_setting(client, "system", "accelerometer_rotation", "1")

@@ -19,7 +19,7 @@ from adbwire.device import location
 from adbwire.device.errors import UnsupportedError
 from adbwire.device.info import reports_emulator
 from adbwire.device.settings import appearance, locale, network, orientation
-from adbwire.device.settings.ledger import Restore
+from adbwire.device.settings.ledger import Noted, Restore
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
@@ -56,8 +56,10 @@ class SettingResult(Result):
 class Applied:
     before: str | None
     after: str | None
-    restore: Restore
     note: str | None = None
+
+
+Apply = Callable[[AdbClient, SettingArgs, Noted], Applied]
 
 
 def _choice(value: str, allowed: tuple[str, ...], setting: str) -> str:
@@ -68,61 +70,41 @@ def _choice(value: str, allowed: tuple[str, ...], setting: str) -> str:
     return value
 
 
-def _orientation(client: AdbClient, args: SettingArgs) -> Applied:
+def _orientation(client: AdbClient, args: SettingArgs, noted: Noted) -> Applied:
     wanted = cast(orientation.Orientation, _choice(args.value, ORIENTATIONS, "orientation"))
-    change = orientation.set_orientation(client, wanted)
+    change = orientation.set_orientation(client, wanted, noted=noted)
     after = "auto" if change.after.auto_rotate else change.after.orientation
-    saved = change.saved
-    return Applied(change.before.orientation, after,
-                   lambda c: orientation.restore_rotation(c, saved), change.note)  # fmt: skip
+    return Applied(change.before.orientation, after, change.note)
 
 
-def _dark_mode(client: AdbClient, args: SettingArgs) -> Applied:
+def _dark_mode(client: AdbClient, args: SettingArgs, noted: Noted) -> Applied:
     mode = _choice(args.value, ("yes", "no", "auto"), "dark_mode")
-    change = appearance.set_night_mode(client, mode)
-    before = change.before or "no"
-
-    def restore(c: AdbClient) -> None:
-        appearance.set_night_mode(c, before)
-
-    return Applied(change.before, change.after, restore)
+    change = appearance.set_night_mode(client, mode, noted=noted)
+    return Applied(change.before, change.after)
 
 
-def _font_scale(client: AdbClient, args: SettingArgs) -> Applied:
+def _font_scale(client: AdbClient, args: SettingArgs, noted: Noted) -> Applied:
     try:
         scale = float(args.value)
     except ValueError:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENTS, "font_scale is a number, e.g. 1.3") from None
-    change = appearance.set_font_scale(client, scale)
-    before = change.before
-    return Applied(before, change.after, lambda c: appearance.restore_font_scale(c, before))
+    change = appearance.set_font_scale(client, scale, noted=noted)
+    return Applied(change.before, change.after)
 
 
-def _app_locale(client: AdbClient, args: SettingArgs) -> Applied:
+def _app_locale(client: AdbClient, args: SettingArgs, noted: Noted) -> Applied:
     if args.package is None:
         raise ToolFailure(ErrorCode.INVALID_ARGUMENTS, "app_locale needs `package`")
-    package = args.package
     wanted = tuple(tag for tag in args.value.split(",") if tag)
-    change = locale.set_app_locales(client, package, wanted)
-    before = change.before
-
-    def restore(c: AdbClient) -> None:
-        locale.set_app_locales(c, package, before)
-
-    return Applied(",".join(before), ",".join(change.after), restore)
+    change = locale.set_app_locales(client, args.package, wanted, noted=noted)
+    return Applied(",".join(change.before), ",".join(change.after))
 
 
-def _radio(radio: str) -> Callable[[AdbClient, SettingArgs], Applied]:
-    def apply(client: AdbClient, args: SettingArgs) -> Applied:
+def _radio(radio: str) -> Apply:
+    def apply(client: AdbClient, args: SettingArgs, noted: Noted) -> Applied:
         on = SWITCH[_choice(args.value, tuple(SWITCH), args.setting)]
-        change = network.set_radio(client, radio, on)
-        was = change.before
-
-        def restore(c: AdbClient) -> None:
-            if was is not None:
-                network.set_radio(c, radio, was)
-
-        return Applied(_switch(change.before), _switch(change.after), restore)
+        change = network.set_radio(client, radio, on, noted=noted)
+        return Applied(_switch(change.before), _switch(change.after))
 
     return apply
 
@@ -131,7 +113,7 @@ def _switch(value: bool | None) -> str | None:
     return None if value is None else ("on" if value else "off")
 
 
-def _location(client: AdbClient, args: SettingArgs) -> Applied:
+def _location(client: AdbClient, args: SettingArgs, noted: Noted) -> Applied:
     try:
         lat, lon = (float(part) for part in args.value.split(","))
     except ValueError:
@@ -144,10 +126,10 @@ def _location(client: AdbClient, args: SettingArgs) -> Applied:
         )
     console = location.set_location(client.serial, lat, lon)
     note = f"emulator console {console.host}:{console.port}; not restored"
-    return Applied(None, f"{lat:g},{lon:g}", lambda c: None, note)
+    return Applied(None, f"{lat:g},{lon:g}", note)
 
 
-APPLY: dict[str, Callable[[AdbClient, SettingArgs], Applied]] = {
+APPLY: dict[str, Apply] = {
     "orientation": _orientation,
     "dark_mode": _dark_mode,
     "font_scale": _font_scale,
@@ -174,11 +156,14 @@ async def set_device_setting(call: ToolCall, args: SettingArgs) -> ToolOutput:
     lat,lon (emulator). Read back; undone at session end unless keep."""
     session = session_of(call)
     key = args.setting if args.setting != "app_locale" else f"app_locale:{args.package}"
-    applied = await call.run(APPLY[args.setting], call.client, args)
-    if args.setting == "location":
-        when = "never"
-    else:
-        when = remember(call, session, key, args.setting, applied.restore, keep=args.keep)
+    when = "never"
+
+    def noted(restore: Restore) -> None:
+        # Before the setter writes: a change whose read-back fails is undone all the same.
+        nonlocal when
+        when = remember(call, session, key, args.setting, restore, keep=args.keep)
+
+    applied = await call.run(APPLY[args.setting], call.client, args, noted)
     data = SettingResult(setting=args.setting, before=applied.before, after=applied.after,
                          restore=when, note=applied.note)  # fmt: skip
     return ToolOutput(f"{args.setting}: {applied.before} -> {applied.after} ({when})", data)
