@@ -28,8 +28,13 @@ from adbwire.wire.wakeup import Wakeup
 
 if TYPE_CHECKING:
     from adbwire.wire.connection import Connection
+    from adbwire.wire.packets import Packet
 
 Buffer = bytes | bytearray | memoryview
+BATCH_PACKETS = 64
+BATCH_BYTES = 256 * 1024
+"""Most packets, and bytes, one write of a stream sends in one system call: small enough
+that another stream's packet never waits behind much more than one large packet."""
 
 
 class Stream:
@@ -202,13 +207,22 @@ class Stream:
         try:
             offset = 0
             while offset < len(view):
-                packet = None
+                packets: list[Packet] = []
+                start = offset
                 with self._lock:
-                    if self.connection._can_write(self.local_id):
+                    # As many packets as the credit allows go out in one write (small
+                    # payloads: 1 KiB links would otherwise cost a system call a KiB).
+                    while (
+                        offset < len(view)
+                        and len(packets) < BATCH_PACKETS
+                        and offset - start < BATCH_BYTES
+                        and self.connection._can_write(self.local_id)
+                    ):
                         size = self.connection._write_limit(self.local_id)
                         chunk = view[offset : offset + size]
-                        packet = self.connection._make_write(self.local_id, chunk)
-                    else:
+                        packets.append(self.connection._make_write(self.local_id, chunk))
+                        offset += len(chunk)
+                    if not packets:
                         self._raise_if_failed()
                         if self._closed:
                             raise OperationCancelledError(f"{self.service!r} was closed")
@@ -219,11 +233,10 @@ class Stream:
                             )
                         if deadline is not None and deadline.expired():
                             raise deadline.error()
-                if packet is None:
+                if not packets:
                     self._writable.wait(_timeout(deadline))
                     continue
-                self.connection._send(packet)
-                offset += len(chunk)
+                self.connection._send_many(packets)
         finally:
             self._write_lock.release()
 

@@ -54,6 +54,18 @@ class Transport(Protocol):
         ...
 
 
+PacketBytes = tuple[bytes, "bytes | bytearray | memoryview"]
+
+
+@runtime_checkable
+class BatchWriter(Protocol):
+    """A transport that sends several packets in one system call (TCP, plain or TLS)."""
+
+    def write_packets(self, packets: Sequence[PacketBytes]) -> None:
+        """Send (header, payload) pairs in order, as `write_packet` would one by one."""
+        ...
+
+
 @runtime_checkable
 class TlsCapable(Protocol):
     """A transport that can continue over TLS (the STLS step of wireless debugging)."""
@@ -218,6 +230,25 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         except OSError as exc:
             raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
 
+    def write_packets(self, packets: Sequence[PacketBytes]) -> None:
+        parts: list[bytes | bytearray | memoryview] = []
+        for header, payload in packets:
+            parts.append(header)
+            if payload:
+                parts.append(payload)
+        sock = self._socket()
+        try:
+            if self._tls is not None:
+                self._tls.send(parts)
+            else:
+                _send_parts(sock, parts)
+        except TimeoutError as exc:
+            raise DisconnectedError(
+                f"{self.address}: the device stopped reading (write timed out)"
+            ) from exc
+        except OSError as exc:
+            raise DisconnectedError(f"{self.address}: connection lost ({exc})") from exc
+
     # ----------------------------------------------------------- TLS (wireless debugging)
 
     def start_tls(self, keys: Sequence[AdbKey], deadline: Deadline) -> None:
@@ -265,3 +296,18 @@ def describe_socket_error(exc: OSError) -> str:
     if exc.errno in (errno.ENETUNREACH, errno.EHOSTUNREACH):
         return "the network or host is unreachable from here"
     return exc.strerror or str(exc)
+
+
+def _send_parts(sock: socket.socket, parts: list[bytes | bytearray | memoryview]) -> None:
+    """sendmsg until every part is out (a partial send resumes mid-part, without a copy)."""
+    first = 0
+    while first < len(parts):
+        sent = sock.sendmsg(parts[first:] if first else parts)
+        while sent:
+            size = len(parts[first])
+            if sent >= size:
+                sent -= size
+                first += 1
+            else:
+                parts[first] = memoryview(parts[first])[sent:]
+                sent = 0

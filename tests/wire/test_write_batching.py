@@ -1,0 +1,55 @@
+"""Several packets per system call on small-payload links: a stream write sends as many
+packets as its credit allows together (at most BATCH_PACKETS, about BATCH_BYTES), in order."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+
+import pytest
+
+from adbwire.testing import DeviceOptions, SimulatedDevice
+from adbwire.wire import packets as P
+from adbwire.wire.client import AdbClient
+from adbwire.wire.keys import AdbKey
+from adbwire.wire.stream import BATCH_BYTES, BATCH_PACKETS
+from adbwire.wire.transport import PacketBytes, TcpTransport
+
+DeviceFactory = Callable[..., SimulatedDevice]
+
+
+@pytest.fixture
+def batches(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
+    """The WRTE payload sizes of every write_packets call (one list per call)."""
+    seen: list[list[int]] = []
+    original = TcpTransport.write_packets
+
+    def counting(self: TcpTransport, packets: Sequence[PacketBytes]) -> None:
+        seen.append([len(payload) for header, payload in packets if header[:4] == b"WRTE"])
+        original(self, packets)
+
+    monkeypatch.setattr(TcpTransport, "write_packets", counting)
+    return seen
+
+
+@pytest.mark.parametrize("payload", [1024, 4096, 65536])
+def test_a_small_payload_push_goes_out_in_batches(
+    sim_device_factory: DeviceFactory, adb_key: AdbKey, batches: list[list[int]], payload: int
+) -> None:
+    device = sim_device_factory(
+        DeviceOptions(
+            accept_any_key=True, max_payload=payload, protocol_version=P.VERSION_CHECKSUMMED
+        )
+    )
+    data = os.urandom(512 * 1024)
+    with AdbClient.connect_tcp(device.serial, [adb_key]) as client:
+        stream = client.connection.open_stream(f"sink:{len(data)}")
+        with stream:
+            stream.write(data)
+            assert stream.read() == b""  # the device closes once it has every byte
+    sizes = [size for batch in batches for size in batch]
+    assert sum(sizes) == len(data)
+    assert max(len(batch) for batch in batches) > 1
+    assert all(len(batch) <= BATCH_PACKETS for batch in batches)
+    assert all(sum(batch) <= BATCH_BYTES for batch in batches)
+    assert len(batches) <= 2 * len(data) // min(BATCH_BYTES, BATCH_PACKETS * payload) + 2
