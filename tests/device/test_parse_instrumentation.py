@@ -115,6 +115,24 @@ PASS = [*block("a", 1), *block("a", 0)]
 END_OK = ["INSTRUMENTATION_RESULT: stream=", "", "OK (1 test)", "", "INSTRUMENTATION_CODE: -1"]
 
 
+def test_a_test_started_over_an_unfinished_one_marks_that_one_crashed() -> None:
+    report = parse_instrumentation("\n".join([*block("a", 1), *block("b", 1),
+                                              *block("b", 0), *END_OK]) + "\n")  # fmt: skip
+    assert [(t.method, t.outcome) for t in report.tests] == [("a", "crashed"), ("b", "passed")]
+    assert report.tests[0].message == "it never finished"
+    assert report.count("errored") == 1 and not report.success
+
+
+def test_a_trace_line_that_looks_like_am_s_own_error_is_part_of_the_trace() -> None:
+    stack = "java.lang.AssertionError: x\nError: expected 2 notes\n\tat com.x.FooTest.a(Foo.kt:9)"
+    end = ["INSTRUMENTATION_RESULT: stream=", "FAILURES!!!", "Tests run: 1,  Failures: 1",
+           "INSTRUMENTATION_CODE: -1"]  # fmt: skip
+    report = parse_instrumentation("\n".join([*block("a", 1), *block("a", -2, stack),
+                                              *end]) + "\n")  # fmt: skip
+    assert report.problems == ("1 test failed",)
+    assert report.tests[0].trace is not None and "Error: expected 2" in report.tests[0].trace
+
+
 @pytest.mark.parametrize(
     ("lines", "problem"),
     [
