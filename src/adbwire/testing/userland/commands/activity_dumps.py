@@ -157,8 +157,10 @@ def _manager(fragments: tuple[SimFragment, ...], prefix: str, resumed: bool) -> 
     return lines
 
 
-def dump_activities_old(state: AndroidState) -> str:
-    """``dumpsys activity activities`` as Android 8-9 print it: stacks, task records."""
+def dump_activities_old(state: AndroidState, *, detailed: bool = False) -> str:
+    """``dumpsys activity activities`` as Android 8-9 print it: stacks, and each task only in
+    the short "Running activities" list (``Run #N:``, no states) unless ``detailed`` (``-a``)
+    adds the ``* TaskRecord`` / ``* Hist`` blocks with each activity's ``state=``."""
     tasks: list[list[Visit]] = []
     for visit in reversed(state.nav.stack):
         if tasks and tasks[-1][0].task_id == visit.task_id:
@@ -184,11 +186,15 @@ def dump_activities_old(state: AndroidState) -> str:
             "  isSleeping=false",
             "  mBounds=Rect(0, 0 - 0, 0)",
             f"    Task id #{first.task_id}",
-            f"    * {record}",
-            f"      userId=0 effectiveUid={first.package} mCallingUid=2000 mUserSetupComplete=true",
-            f"      affinity={first.package}",
         ]
-        for depth, visit in enumerate(visits):
+        if detailed:
+            lines += [
+                f"    * {record}",
+                f"      userId=0 effectiveUid={first.package} mCallingUid=2000 "
+                "mUserSetupComplete=true",
+                f"      affinity={first.package}",
+            ]
+        for depth, visit in enumerate(visits if detailed else []):
             package, _ = split_component(visit.screen.component)
             resumed = number == 0 and depth == 0
             lines += [

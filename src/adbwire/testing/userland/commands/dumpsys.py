@@ -163,7 +163,9 @@ def _dump(state: AndroidState, service: str, args: list[str]) -> str:
         if service == "window":
             return dump_window(state, args[0] if args else None)
         if service == "activity":
-            return dump_activities(state) if state.sdk >= 29 else dump_activities_old(state)
+            if state.sdk >= 29:
+                return dump_activities(state)
+            return dump_activities_old(state, detailed="-a" in args)
         if service == "package":
             package = next((a for a in args if not a.startswith("-") and "." in a), None)
             return dump_packages(state, package)
