@@ -275,6 +275,9 @@ def test_a_log_another_run_is_writing_is_refused(device_client: AdbClient, tmp_p
     with pytest.raises(AlreadyExistsError, match="another run is writing"):
         instrumentation.run_instrumentation(device_client, target, tmp_path / "w.log", timeout=60)
     assert (tmp_path / "w.log.part").read_bytes() == b"another run's output"
+    (tmp_path / "a-file").write_bytes(b"")
+    with pytest.raises(UsageError, match="log's folder"):
+        instrumentation.run_instrumentation(device_client, target, tmp_path / "a-file" / "x.log")
 
 
 def test_a_run_past_the_output_cap_stops_and_keeps_what_came(

@@ -115,7 +115,10 @@ def run_instrumentation(
     partial = log_path.with_name(log_path.name + ".part")
     if log_path.exists():
         raise AlreadyExistsError(f"{log_path.name} exists; choose another log name")
-    log_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot make the log's folder: {exc.strerror or exc}") from None
     stream = InstrumentationStream()
     decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
     deadline = Deadline(timeout, f"am instrument {target.component}")
