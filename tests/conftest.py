@@ -171,7 +171,6 @@ SLOW_MODULES = frozenset(
         "tests/device/test_heavy_jobs.py",
         "tests/device/test_screen_memory.py",
         "tests/mcp/test_heavy_job_processes.py",
-        "tests/mcp/test_heavy_job_processes.py",
         "tests/mcp/test_http_signals.py",
         "tests/mcp/test_inspector.py",
         "tests/mcp/test_output_memory.py",
