@@ -34,6 +34,10 @@ HEAVY = (
     "adbwire.wire.recording",
     "adbwire.testing",
     "adbwire.mcp",
+    "adbwire.wire.services.install",
+    "adbwire.wire.services.forward",
+    "adbwire.wire.services.reverse",
+    "concurrent.futures",
 )
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, BinaryIO
 
 from adbwire.errors import AdbwireError, UsageError
@@ -17,22 +16,11 @@ from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
 from adbwire.wire.connection import Connection, Signer, StateListener
 from adbwire.wire.keys import AdbKey, load_keys
-from adbwire.wire.services import control, install, install_multiple, sync
+from adbwire.wire.services import control, sync
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
 from adbwire.wire.services.control import AdbdRestart, RebootMode
-from adbwire.wire.services.forward import Forward, PortForwarder
-from adbwire.wire.services.install_multiple import MultipleInstallResult
-from adbwire.wire.services.install_push import Progress as InstallProgress
-from adbwire.wire.services.install_result import (
-    InstallMethod,
-    InstallOptions,
-    InstallResult,
-    UninstallResult,
-    UserSpec,
-)
 from adbwire.wire.services.reconnect import tcp_connection_factory
-from adbwire.wire.services.reverse import DEFAULT_MAX_STREAMS, ReverseForwarder, ReverseListing
 from adbwire.wire.services.shell import ShellProcess, ShellResult
 from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
 from adbwire.wire.services.sync.pull_plan import EntriesCallback
@@ -40,8 +28,21 @@ from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
 
-if TYPE_CHECKING:  # pairing needs OpenSSL: loaded only by `pair`
+if TYPE_CHECKING:
+    # Imported where used: pairing needs OpenSSL; install (zip, APK manifests), forward
+    # and reverse load on first use, so `adbwire -s S shell` does not pay for them (#20).
     from adbwire.wire.pairing.client import PairingResult
+    from adbwire.wire.services.forward import Forward, PortForwarder
+    from adbwire.wire.services.install_multiple import MultipleInstallResult
+    from adbwire.wire.services.install_push import Progress as InstallProgress
+    from adbwire.wire.services.install_result import (
+        InstallMethod,
+        InstallOptions,
+        InstallResult,
+        UninstallResult,
+        UserSpec,
+    )
+    from adbwire.wire.services.reverse import ReverseForwarder, ReverseListing
 
 DEFAULT_PAIRING_TIMEOUT = Timeouts().connect
 """As pairing.client's, without importing it."""
@@ -376,6 +377,8 @@ class AdbClient:
         timeout: float | None = None,
     ) -> InstallResult:
         """Install an APK, streamed when the device can (`method` forces one way)."""
+        from adbwire.wire.services import install  # noqa: PLC0415 - see TYPE_CHECKING
+
         return install.install(
             self.connection, apk, options, method=method, progress=progress, timeout=timeout
         )
@@ -390,6 +393,8 @@ class AdbClient:
         """Install a base APK and its splits in one session, as `adb install-multiple`
         (SplitWriteError names an APK the package manager refused; the session is then
         abandoned)."""
+        from adbwire.wire.services import install_multiple  # noqa: PLC0415
+
         return install_multiple.install_multiple(self.connection, apks, options, timeout=timeout)
 
     def uninstall(
@@ -400,6 +405,8 @@ class AdbClient:
         user: UserSpec | None = None,
         timeout: float | None = None,
     ) -> UninstallResult:
+        from adbwire.wire.services import install  # noqa: PLC0415 - see TYPE_CHECKING
+
         return install.uninstall(
             self.connection, package, keep_data=keep_data, user=user, timeout=timeout
         )
@@ -408,6 +415,8 @@ class AdbClient:
 
     def forward(self, local: str, remote: str) -> Forward:
         """Relay a loopback port to a device socket until removed or the client closes."""
+        from adbwire.wire.services.forward import PortForwarder  # noqa: PLC0415
+
         if self._forwarder is None:
             self._forwarder = PortForwarder(self.connection)
         return self._forwarder.forward(local, remote)
@@ -417,16 +426,23 @@ class AdbClient:
     ) -> PortForwarder:
         """A forwarder of its own over this client's link (the caller closes it); `forward`
         uses one the client keeps."""
+        from adbwire.wire.services.forward import PortForwarder  # noqa: PLC0415
+
         return PortForwarder(
             self.connection, max_connections=max_connections, open_timeout=open_timeout
         )
 
     def reverse_forwarder(
-        self, *, max_streams: int = DEFAULT_MAX_STREAMS, timeout: float | None = None
+        self, *, max_streams: int | None = None, timeout: float | None = None
     ) -> ReverseForwarder:
         """A reverse forwarder of its own over this client's link (the caller closes it);
-        `reverse` uses one the client keeps. A link relays for one forwarder at a time."""
-        return ReverseForwarder(self.connection, max_streams=max_streams, timeout=timeout)
+        `reverse` uses one the client keeps. A link relays for one forwarder at a time.
+        `max_streams` defaults to reverse.DEFAULT_MAX_STREAMS."""
+        from adbwire.wire.services import reverse  # noqa: PLC0415 - see TYPE_CHECKING
+
+        if max_streams is None:
+            max_streams = reverse.DEFAULT_MAX_STREAMS
+        return reverse.ReverseForwarder(self.connection, max_streams=max_streams, timeout=timeout)
 
     @property
     def forwards(self) -> list[Forward]:
@@ -446,6 +462,8 @@ class AdbClient:
         self._reverses().remove(remote)
 
     def _reverses(self) -> ReverseForwarder:
+        from adbwire.wire.services.reverse import ReverseForwarder  # noqa: PLC0415
+
         if self._reverser is None:
             self._reverser = ReverseForwarder(self.connection)
         return self._reverser
@@ -544,6 +562,8 @@ def connect_tcp_many(
 
     if not unique:
         return {}
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415 - only farms need it
+
     with ThreadPoolExecutor(
         max_workers=min(parallel, len(unique)), thread_name_prefix="adbwire-connect"
     ) as pool:
