@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import posixpath
+import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,6 +29,8 @@ MAX_LINE = 4096
 MAX_LINES = 100_000
 """bugreportz prints a few hundred lines at most; more is a device gone wrong."""
 REPORT_DIRS = ("/data/user_de/", "/bugreports/", "/data/data/com.android.shell/")
+_FRACTION = re.compile(r"([0-9]{1,18})/([0-9]{1,18})")
+"""`DONE/TOTAL` in ASCII digits (str.isdigit also takes "²", which int() refuses)."""
 
 
 def register(commands: Any) -> None:
@@ -114,11 +117,12 @@ class ShownProgress:
         self._drawn = False
 
     def update(self, fraction: str) -> None:
-        done, _, total = fraction.partition("/")
-        if not self.enabled or not done.isdigit() or not total.isdigit() or int(total) == 0:
+        found = _FRACTION.fullmatch(fraction.strip())
+        if not self.enabled or found is None or int(found.group(2)) == 0:
             return
-        percent = min(100, int(done) * 100 // int(total))
-        self.stream.write(visible(f"\r[{percent:3d}%] generating {self.name}"))
+        percent = min(100, int(found.group(1)) * 100 // int(found.group(2)))
+        # Only the device's name is escaped: the carriage return redraws the line.
+        self.stream.write("\r" + visible(f"[{percent:3d}%] generating {self.name}"))
         self.stream.flush()
         self._drawn = True
 
