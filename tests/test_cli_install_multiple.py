@@ -92,6 +92,22 @@ def test_a_session_is_abandoned_when_a_write_cannot_even_start(
     )
     status, _, err = adbwire("-s", sim_device.serial, "install-multiple", *split_app)
     assert status == 1 and "refused" in err
+    assert f"writing {split_app[0]}: " in err, "the error names the APK"
+    assert open_sessions(sim_device) == 0
+
+
+def test_a_device_that_stops_answering_mid_way_is_named_and_abandoned(
+    adbwire: Run, sim_device: SimulatedDevice, split_app: list[str]
+) -> None:
+    """The package manager takes the bytes but never answers: the deadline names the APK
+    being written, and the session is still abandoned (the device itself is alive)."""
+    for route in ("abb_exec:package\0install-write", "exec:cmd package install-write"):
+        sim_device.state.faults.stall(route)
+    status, out, err = adbwire(
+        "-s", sim_device.serial, "--timeout", "3", "install-multiple", *split_app
+    )
+    assert (status, out) == (1, "")
+    assert f"writing {split_app[0]}: install-multiple timed out" in err
     assert open_sessions(sim_device) == 0
 
 

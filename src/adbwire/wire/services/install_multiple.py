@@ -9,8 +9,9 @@ does: one package-installer session.
 Each step goes through ``abb_exec:package\\0…`` when the device lists `abb_exec`, else
 ``exec:cmd package …`` (`cmd`), else ``exec:pm …``. If anything fails before the commit (a
 write refused, a file unreadable, the caller interrupted), the session is abandoned
-(``install-abandon ID``) and the error names the APK. Every answer is read with a size cap
-and the operation's deadline.
+(``install-abandon ID``) and the error names the APK, whatever went wrong (a refusal, the
+deadline, the device gone). Every answer is read with a size cap and the operation's
+deadline.
 """
 
 from __future__ import annotations
@@ -97,9 +98,13 @@ def install_multiple(
     try:
         for path, size in zip(paths, sizes, strict=True):
             service = command(["install-write", "-S", str(size), str(session), path.name, "-"])
-            answer = _write(
-                connection, service, path=path, size=size, deadline=deadline, progress=progress
-            )
+            try:
+                answer = _write(
+                    connection, service, path=path, size=size, deadline=deadline, progress=progress
+                )
+            except AdbwireError as error:
+                _name_the_apk(error, path)
+                raise
             if not answer.startswith("Success"):
                 raise SplitWriteError(path, answer)
         committed = True
@@ -109,6 +114,12 @@ def install_multiple(
             _abandon(connection, command, session)
     verdict = parse_answer(output)
     return MultipleInstallResult(verdict.ok, verdict.code, verdict.message, session, infos, output)
+
+
+def _name_the_apk(error: AdbwireError, path: Path) -> None:
+    """Say which APK was being written when the write failed; the error keeps its type
+    (a device that went away is still a DisconnectedError, a deadline an AdbTimeoutError)."""
+    error.args = (f"writing {path}: {error}", *error.args[1:])
 
 
 def _command_style(features: frozenset[str]) -> Callable[[list[str]], str]:
