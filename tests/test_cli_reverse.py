@@ -138,3 +138,14 @@ def test_reverse_errors_say_what_adbd_says(adbwire: Run, sim_device: SimulatedDe
 )
 def test_bad_arguments_exit_2(adbwire: Run, sim_device: SimulatedDevice, args: list[str]) -> None:
     assert adbwire("-s", sim_device.serial, "reverse", *args)[0] == 2
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["tcp:1"], ["--list", "tcp:1"], ["tcp:1", "tcp:2", "--max-connections", "0"]],
+)
+def test_bad_arguments_are_refused_before_connecting(adbwire: Run, args: list[str]) -> None:
+    """Nothing listens on port 1: only a check made before connecting says usage."""
+    status, out, err = adbwire("-s", "127.0.0.1:1", "reverse", *args)
+    assert (status, out) == (2, "")
+    assert "cannot connect" not in err

@@ -55,6 +55,8 @@ def register(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.max_connections < 1:
+        raise UsageError(f"--max-connections {args.max_connections}: must be at least 1")
     managing = args.list or args.remove is not None or args.remove_all
     if managing and (args.remote or args.local):
         raise UsageError("reverse --list/--remove/--remove-all take no REMOTE LOCAL")
