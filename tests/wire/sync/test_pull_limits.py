@@ -18,7 +18,7 @@ from adbwire.testing.hostile import HostileFiles
 from adbwire.testing.services import sync as sync_service
 from adbwire.wire.services import sync
 from adbwire.wire.services.sync import SyncSession, WalkLimitError
-from adbwire.wire.services.sync.pull import MinRate, _Pace
+from adbwire.wire.services.sync.pull_rate import MinRate, Pace
 from tests.simulator.hostile_helpers import hostile_device
 from tests.wire.sync.conftest import SyncDevice
 from tests.wire.sync.test_push_pull import pattern
@@ -116,7 +116,7 @@ def test_a_fast_pull_is_not_slowed_or_failed_by_a_minimum_rate(
 
 
 def test_each_file_gets_grace_plus_its_size_over_the_rate() -> None:
-    pace = _Pace(MinRate(100, grace=2), "/sdcard/f", size=300)
+    pace = Pace(MinRate(100, grace=2), "/sdcard/f", size=300)
     assert 1.5 < _seconds(pace, moved=0) <= 2.0
     assert 3.5 < _seconds(pace, moved=200) <= 4.0
     assert 4.5 < _seconds(pace, moved=300) <= 5.0
@@ -124,12 +124,12 @@ def test_each_file_gets_grace_plus_its_size_over_the_rate() -> None:
     # sending after it said how much there was cannot stretch the deadline.
     assert 4.5 < _seconds(pace, moved=10_000) <= 5.0
     assert "0 of 300 bytes in the 2.0 s allowed" in str(pace.deadline(0).error())
-    unknown = _Pace(MinRate(100, grace=0.5), "/sdcard/f", size=None)
+    unknown = Pace(MinRate(100, grace=0.5), "/sdcard/f", size=None)
     assert 100.0 < _seconds(unknown, moved=10_000) <= 100.5
     assert "10000 bytes in the 100.5 s allowed" in str(unknown.deadline(10_000).error())
 
 
-def _seconds(pace: _Pace, *, moved: int) -> float:
+def _seconds(pace: Pace, *, moved: int) -> float:
     left = pace.deadline(moved).remaining()
     assert left is not None
     return left

@@ -15,12 +15,13 @@ Single-file calls (`stat`, `list_dir`, `push_stream`, `pull_stream`) raise on fa
 from adbwire.wire.services.sync.codec import DATA_MAX, MAX_PATH, DirEntry, RemoteStat
 from adbwire.wire.services.sync.compression import Compression
 from adbwire.wire.services.sync.listing import iter_dir, list_dir
-from adbwire.wire.services.sync.pull import DEFAULT_RATE_GRACE, MinRate, pull, pull_stream
+from adbwire.wire.services.sync.pull import pull, pull_stream
 from adbwire.wire.services.sync.pull_plan import (
     DEFAULT_MAX_DEPTH,
     DEFAULT_MAX_ENTRIES,
     WalkLimitError,
 )
+from adbwire.wire.services.sync.pull_rate import DEFAULT_RATE_GRACE, MinRate
 from adbwire.wire.services.sync.push import push, push_stream
 from adbwire.wire.services.sync.results import (
     FileFailed,

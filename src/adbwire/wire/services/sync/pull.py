@@ -19,14 +19,11 @@ to more than the file's size plus `GROWTH_ALLOWANCE`.
 from __future__ import annotations
 
 import contextlib
-import math
 import os
 import secrets
 import stat as stat_bits
 import tempfile
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, BinaryIO
 
 from adbwire.errors import AdbwireError, DisconnectedError, SyncFailError, UsageError
@@ -41,10 +38,15 @@ from adbwire.wire.services.sync.pull_plan import (
     WalkLimits,
     plan_pull,
 )
+from adbwire.wire.services.sync.pull_rate import (
+    DEFAULT_RATE_GRACE,
+    MinRate,
+    Pace,
+    min_rate_of,
+)
 from adbwire.wire.services.sync.results import Ledger, ProgressCallback, TransferResult
 from adbwire.wire.services.sync.session import StreamEnded, SyncSession, session_for
 from adbwire.wire.services.sync.stat import stat_reply
-from adbwire.wire.timeouts import Deadline
 
 if TYPE_CHECKING:
     from adbwire.wire.connection import Connection
@@ -54,50 +56,9 @@ NAME_MAX = 255
 """Longest file name (in bytes) assumed when the host cannot say (no pathconf)."""
 PERMISSION_BITS = 0o777
 """What `preserve` keeps of a device's mode: never setuid, setgid or sticky."""
-DEFAULT_RATE_GRACE = 30.0
-"""Seconds each file gets on top of its size over `min_rate` (a slow start, a busy disk)."""
 GROWTH_ALLOWANCE = 64 * 1024 * 1024
 """How much a compressed file may grow past its stat size while it is pulled (a log)."""
 Writer = Callable[[memoryview], None]
-
-
-@dataclass(frozen=True)
-class MinRate:
-    """The slowest pull accepted: `bytes_per_second` on average, after `grace` seconds."""
-
-    bytes_per_second: float
-    grace: float = DEFAULT_RATE_GRACE
-
-    def __post_init__(self) -> None:
-        if not self.bytes_per_second > 0 or math.isinf(self.bytes_per_second):
-            raise UsageError(f"min_rate must be a positive number, got {self.bytes_per_second!r}")
-        if not self.grace > 0 or math.isinf(self.grace):
-            raise UsageError(f"rate_grace must be a positive number of seconds, got {self.grace!r}")
-
-
-def min_rate_of(min_rate: float | None, rate_grace: float) -> MinRate | None:
-    return None if min_rate is None else MinRate(min_rate, rate_grace)
-
-
-class _Pace:
-    """One file's overall deadline under a MinRate, moving later as bytes arrive."""
-
-    def __init__(self, rate: MinRate, remote: str, size: int | None) -> None:
-        self.rate = rate
-        self.remote = remote
-        self.size = size
-        self.started = time.monotonic()
-
-    def deadline(self, moved: int) -> Deadline:
-        credited = moved if self.size is None else min(moved, self.size)
-        allowed = self.rate.grace + credited / self.rate.bytes_per_second
-        of_size = "" if self.size is None else f" of {self.size}"
-        what = (
-            f"pull of '{self.remote}' (slower than the minimum rate of "
-            f"{self.rate.bytes_per_second:g} bytes/s: {moved}{of_size} bytes in the "
-            f"{allowed:.1f} s allowed)"
-        )
-        return Deadline(self.started + allowed - time.monotonic(), what)
 
 
 def pull_stream(
@@ -204,7 +165,7 @@ def receive(
         request = codec.encode_request(codec.RECV, remote)
     what = f"pull of '{remote}'"
     moved = 0
-    pace = None if rate is None else _Pace(rate, remote, size)
+    pace = None if rate is None else Pace(rate, remote, size)
     limit = None
     decoder = None
     if compression.flag:
