@@ -13,7 +13,7 @@ from adbwire.wire import packets as P
 from adbwire.wire.client import AdbClient
 from adbwire.wire.keys import AdbKey
 from adbwire.wire.stream import BATCH_BYTES, BATCH_PACKETS
-from adbwire.wire.transport import PacketBytes, TcpTransport
+from adbwire.wire.transport import PacketBytes, TcpTransport, _send_parts
 
 DeviceFactory = Callable[..., SimulatedDevice]
 
@@ -53,3 +53,33 @@ def test_a_small_payload_push_goes_out_in_batches(
     assert all(len(batch) <= BATCH_PACKETS for batch in batches)
     assert all(sum(batch) <= BATCH_BYTES for batch in batches)
     assert len(batches) <= 2 * len(data) // min(BATCH_BYTES, BATCH_PACKETS * payload) + 2
+
+
+class _TrickleSocket:
+    """sendmsg that takes at most `most` bytes a call, as a full socket buffer does."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.received = bytearray()
+        self.calls = 0
+
+    def sendmsg(self, parts: Sequence[bytes | bytearray | memoryview]) -> int:
+        self.calls += 1
+        taken = b"".join(bytes(part) for part in parts)[: self.most]
+        self.received += taken
+        return len(taken)
+
+
+@pytest.mark.parametrize("most", [1, 7, 24, 1000])
+def test_partial_sends_resume_where_the_socket_stopped(most: int) -> None:
+    parts: list[bytes | bytearray | memoryview] = [
+        b"header-one-24-bytes-long",
+        bytearray(os.urandom(50)),
+        memoryview(b"header-two-24-bytes-long"),
+        os.urandom(3),
+    ]
+    expected = b"".join(bytes(part) for part in parts)
+    sock = _TrickleSocket(most)
+    _send_parts(sock, parts)  # type: ignore[arg-type]
+    assert bytes(sock.received) == expected
+    assert sock.calls == -(-len(expected) // most)
