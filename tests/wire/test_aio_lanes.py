@@ -10,7 +10,7 @@ from collections.abc import Callable
 import anyio
 import pytest
 
-from adbwire.errors import DeviceQueueFullError
+from adbwire.errors import AdbwireError, DeviceQueueFullError
 from adbwire.testing import SimulatedDevice
 from adbwire.wire.aio import AsyncAdbClient, DeviceLane
 from adbwire.wire.keys import AdbKey
@@ -93,3 +93,39 @@ async def test_a_healthy_device_answers_while_frozen_devices_hold_45_calls(
             device.faults.release_stalls()
         for client in clients:
             await client.aclose()
+
+
+async def test_queued_calls_of_a_device_that_dies_end_with_its_error(
+    sim_device_factory: Callable[..., SimulatedDevice], adb_key: AdbKey
+) -> None:
+    """Calls waiting in the lane of a device that disconnects fail fast with the
+    disconnection instead of each waiting out its own timeout."""
+    device = sim_device_factory()
+    device.faults.stall("shell")
+    client = AsyncAdbClient(
+        (await AsyncAdbClient.connect_tcp(device.serial, [adb_key])).client,
+        DeviceLane(device.serial, concurrency=2, queue=4),
+    )
+    outcomes: list[BaseException | None] = []
+
+    async def call() -> None:
+        try:
+            await client.shell("echo stuck", timeout=60)
+            outcomes.append(None)
+        except Exception as exc:  # the outcome is what the test checks
+            outcomes.append(exc)
+
+    try:
+        with anyio.fail_after(30):
+            async with anyio.create_task_group() as group:
+                for _ in range(6):
+                    group.start_soon(call)
+                await anyio.wait_all_tasks_blocked()
+                assert (client.lane.running, client.lane.waiting) == (2, 4)
+                device.drop_connections()
+        assert len(outcomes) == 6
+        assert all(isinstance(outcome, AdbwireError) for outcome in outcomes), outcomes
+        assert (client.lane.running, client.lane.waiting) == (0, 0)
+    finally:
+        device.faults.release_stalls()
+        await client.aclose()
