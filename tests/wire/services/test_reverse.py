@@ -3,6 +3,7 @@ made to it there arrives as a stream the device opens, relayed to a host port.""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import socket
@@ -16,6 +17,7 @@ from adbwire.errors import DeviceCommandError, UsageError
 from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
 from adbwire.wire.connection import Connection
 from adbwire.wire.keys import AdbKey
+from adbwire.wire.services import reverse as reverse_module
 from adbwire.wire.services.reconnect import tcp_connection_factory
 from adbwire.wire.services.reverse import CLEANUP_SECONDS, ReverseForwarder
 from adbwire.wire.services.shell import run
@@ -159,6 +161,27 @@ def test_a_refused_stream_closes_the_device_side(
     with device_dial(device_port) as sock:
         assert sock.recv(10) == b""
     assert run(connection, "echo alive").stdout == b"alive\n"
+
+
+def test_a_host_out_of_sockets_closes_the_stream_and_goes_on(
+    connection: Connection,
+    reverser: ReverseForwarder,
+    echo_server: LoopbackServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Making the host socket fails (EMFILE) in the connection's reader thread: only that
+    stream is closed, the link goes on."""
+
+    def no_socket(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EMFILE, "Too many open files")
+
+    device_port = free_port()
+    reverser.reverse(f"tcp:{device_port}", f"tcp:{echo_server.port}")
+    monkeypatch.setattr(reverse_module, "_ReverseRelay", no_socket)
+    with device_dial(device_port) as sock:
+        assert sock.recv(10) == b""
+    assert run(connection, "echo alive").stdout == b"alive\n"
+    assert reverser.active_streams == 0
 
 
 def test_the_stream_cap_refuses_extra_streams(

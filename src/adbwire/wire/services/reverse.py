@@ -180,13 +180,18 @@ class ReverseForwarder:
         return lambda stream: self._start_relay(stream, service)
 
     def _start_relay(self, stream: Stream, local: str) -> None:
-        relay = _ReverseRelay(
-            self.connection,
-            stream,
-            check_reverse_local(local),
-            connect_timeout=self._connect_timeout,
-            on_done=self._relay_done,
-        )
+        try:
+            relay = _ReverseRelay(
+                self.connection,
+                stream,
+                check_reverse_local(local),
+                connect_timeout=self._connect_timeout,
+                on_done=self._relay_done,
+            )
+        except OSError as exc:  # out of sockets: refuse this stream, keep the connection
+            log.warning("reverse %s: no socket for it: %s; closed it", local, exc)
+            stream.close()
+            return
         with self._lock:
             if self._closed:
                 stream.close()
