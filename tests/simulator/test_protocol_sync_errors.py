@@ -124,3 +124,15 @@ def test_a_file_in_the_way_of_a_directory(sync: Sync, device: SimulatedDevice) -
 def test_a_path_ends_at_its_first_nul_as_in_adbd(sync: Sync, device: SimulatedDevice) -> None:
     device.files.write_bytes(f"{TMP}/a.txt", b"12345")
     assert sync.stat_v2(b"STA2", f"{TMP}/a.txt\0/ignored")[7] == 5
+
+
+@pytest.mark.parametrize("flags", [0, 4])  # raw, zstd
+def test_a_data_message_over_64_kib_is_refused_like_adbd(
+    sync: Sync, device: SimulatedDevice, flags: int
+) -> None:
+    sync.request(b"SND2", f"{TMP}/big")
+    sync.stream.write(struct.pack("<4sII", b"SND2", 0o100644, flags))
+    sync.stream.write(struct.pack("<4sI", b"DATA", 65537) + bytes(65537))
+    assert sync.status() == (b"FAIL", b"oversize data message")
+    assert sync.stream.read_all() == b"", "a failed push ends the sync service"
+    assert not device.files.exists(f"{TMP}/big")

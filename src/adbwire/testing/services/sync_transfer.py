@@ -158,6 +158,10 @@ def _receive_file(
                 send_fail(stream, "invalid data message")
                 _fail_drain(stream, files, path, do_unlink=do_unlink, file=sink.file)
                 return None
+            if size > SYNC_DATA_MAX:  # adbd's buffer is that size: it reads no further
+                send_fail(stream, "oversize data message")
+                _fail_drain(stream, files, path, do_unlink=do_unlink, file=sink.file, done=True)
+                return None
             if decoder is None:
                 stream.read_into(size, sink)
             elif not _decode(stream, decoder, size, sink):
