@@ -10,7 +10,9 @@ import importlib
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -131,3 +133,83 @@ def test_only_the_command_run_is_registered_unless_help_lists_them_all() -> None
     assert {"shell", "push", "trace"} <= command_words(["shel"])  # did-you-mean needs them
     assert command_words(["shell", "-h"]) == {"shell"}
     assert command_words(["--version"]) == set()
+
+
+SERVE_HEAVY = (
+    "usb1",
+    "libusb_package",
+    "zeroconf",
+    "OpenSSL",
+    "adbwire.wire.usb.discovery",
+    "adbwire.wire.mdns.browser",
+    "adbwire.wire.pairing",
+    "adbwire.wire.recording",
+    "adbwire.testing",
+    "adbwire.mcp.server.http",
+    "adbwire.mcp.server.usb_source",
+)
+"""What a stdio `serve --no-usb` must not load before it answers tools/list (issue #20).
+uvicorn, starlette and httpx are not here: the MCP SDK itself imports them."""
+
+
+def _rpc(number: int | None, method: str, params: dict[str, object]) -> bytes:
+    message: dict[str, object] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if number is not None:
+        message["id"] = number
+    return json.dumps(message).encode() + b"\n"
+
+
+def _answer(server: subprocess.Popen[bytes]) -> dict[str, Any]:
+    assert server.stdout is not None
+    line = server.stdout.readline()
+    if not line:
+        _, errors = server.communicate(timeout=120)
+        pytest.fail(f"serve ended without answering: {errors.decode()[-2000:]}")
+    answer: dict[str, Any] = json.loads(line)
+    return answer
+
+
+def test_stdio_serve_answers_tools_list_without_usb_mdns_pairing_or_recording(
+    tmp_path: Path,
+) -> None:
+    program = (
+        "import json, sys\n"
+        "from adbwire.cli.main import main\n"
+        "try:\n"
+        "    main(['serve', '--no-usb', '--no-audit'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)\n"
+    )
+    initialize: dict[str, object] = {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "startup-test", "version": "1"},
+    }
+    with subprocess.Popen(
+        [sys.executable, "-c", program],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ADBWIRE_MDNS": "0"},
+    ) as server:
+        assert server.stdin is not None
+        watchdog = threading.Timer(120, server.kill)  # bounds every read below
+        watchdog.start()
+        try:
+            server.stdin.write(_rpc(1, "initialize", initialize))
+            server.stdin.flush()
+            assert _answer(server)["id"] == 1
+            server.stdin.write(_rpc(None, "notifications/initialized", {}))
+            server.stdin.write(_rpc(2, "tools/list", {}))
+            server.stdin.flush()
+            answer = _answer(server)
+            # communicate closes stdin: the server exits at end of input and lists its modules
+            _, errors = server.communicate(timeout=120)
+        finally:
+            watchdog.cancel()
+            server.kill()
+    assert answer["id"] == 2 and answer["result"]["tools"]  # it did serve the catalogue
+    names: list[str] = json.loads(errors.decode().strip().splitlines()[-1])
+    assert [prefix for prefix in SERVE_HEAVY if loaded(names, prefix)] == []

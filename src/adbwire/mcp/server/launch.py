@@ -19,12 +19,10 @@ from adbwire.mcp.safety.policy import Policy, load_policy_file, with_flags
 from adbwire.mcp.server.app import App
 from adbwire.mcp.server.server import build_server
 from adbwire.mcp.server.stdio import run_stdio
-from adbwire.mcp.server.usb_source import UsbSource
 from adbwire.mcp.trace import start_trace
 from adbwire.wire.aio import DEVICE_CONCURRENCY, DEVICE_QUEUE
 from adbwire.wire.connection import Signer
 from adbwire.wire.keys import load_keys
-from adbwire.wire.recording import ORIGIN_SIMULATED, ReplayKey, wrap_transport
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import Transport
 
@@ -79,6 +77,9 @@ def _recording(options: ServeOptions) -> TransportWrapper | None:
         return None
     if options.replay is None and len([*options.connect, *options.devices]) + options.simulate != 1:
         raise UsageError("--record needs exactly one device (--simulate, --connect or --device)")
+    # Recording, replay and USB load only when asked for: stdio start-up (issue #20).
+    from adbwire.wire.recording import ORIGIN_SIMULATED, wrap_transport  # noqa: PLC0415
+
     path, origin = options.record, ORIGIN_SIMULATED if options.simulate else None
     recorded: list[bool] = []
 
@@ -121,6 +122,8 @@ def running_app(options: ServeOptions, transport: str) -> Iterator[App]:
         for address in [*options.connect, *(s for s in options.devices if ":" in s)]:
             registry.add_tcp(address, wrap=wrap)
         if options.usb and not (options.simulate or options.replay):
+            from adbwire.mcp.server.usb_source import UsbSource  # noqa: PLC0415 - libusb
+
             registry.add_source(UsbSource(only=usb_serials))
             registry.refresh()  # devices plugged in now; later ones appear on each refresh
         if audit_path is not None:
@@ -137,6 +140,8 @@ def _add_replay(
 ) -> None:
     if not fixture.is_file():
         raise UsageError(f"--replay {fixture}: no such fixture file")
+    from adbwire.wire.recording import ReplayKey, wrap_transport  # noqa: PLC0415
+
     serial = "replay-" + re.sub(r"[^A-Za-z0-9._-]", "_", fixture.stem)
 
     def transport() -> Transport:

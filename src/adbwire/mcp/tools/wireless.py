@@ -8,7 +8,7 @@ code is a secret: it is redacted in the audit log, never echoed in a result or a
 from __future__ import annotations
 
 import re
-from typing import Annotated, Final
+from typing import TYPE_CHECKING, Annotated, Final
 
 import anyio.to_thread
 from pydantic import AfterValidator, Field
@@ -20,7 +20,6 @@ from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Args, Result
 from adbwire.wire.keys import AdbKey
-from adbwire.wire.mdns.browser import browse, mdns_disabled, resolve_instance
 from adbwire.wire.mdns.names import (
     CONNECT_SERVICE,
     LEGACY_SERVICE,
@@ -28,7 +27,9 @@ from adbwire.wire.mdns.names import (
     MdnsService,
     split_service_suffix,
 )
-from adbwire.wire.pairing.client import PairingResult, pair, parse_pairing_address
+
+if TYPE_CHECKING:  # zeroconf and OpenSSL load on a browse or a pairing, not with the server
+    from adbwire.wire.pairing.client import PairingResult
 
 _CODE: Final = re.compile(r"[0-9]{6}")
 _SERVICE_KINDS: Final = {
@@ -78,7 +79,11 @@ class DiscoveredDevice(Result):
 
 def discover_devices(seconds: float) -> list[DiscoveredDevice]:
     """What a bounded mDNS browse finds; nothing when it is off or mDNS is unusable."""
-    if seconds <= 0 or mdns_disabled():
+    if seconds <= 0:
+        return []
+    from adbwire.wire.mdns.browser import browse, mdns_disabled  # noqa: PLC0415 - see top
+
+    if mdns_disabled():
         return []
     try:
         found = browse(duration=seconds).services
@@ -105,6 +110,9 @@ def _host_key(call: ToolCall) -> AdbKey:
 
 
 def _pair(args: PairArgs, key: AdbKey, timeout: float) -> PairingResult:
+    from adbwire.wire.mdns.browser import resolve_instance  # noqa: PLC0415 - see top
+    from adbwire.wire.pairing.client import pair, parse_pairing_address  # noqa: PLC0415
+
     address = args.address
     instance, service_type = split_service_suffix(address)
     if ":" not in address and (service_type is not None or "." not in instance):
