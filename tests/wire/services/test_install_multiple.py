@@ -49,8 +49,15 @@ def test_every_route_installs_the_splits(
             route == "abb_exec",
             route != "pm",
         )
-        result = install_multiple(link, apks, InstallOptions(replace=True))
+        seen: list[tuple[str, int, int]] = []
+        result = install_multiple(
+            link, apks, InstallOptions(replace=True), progress=lambda *step: seen.append(step)
+        )
         assert (result.ok, result.output) == (True, "Success\n")
+        for apk in apks:  # each APK's progress starts at 0 and ends at its size
+            steps = [(sent, size) for name, sent, size in seen if name == apk.name]
+            size = apk.stat().st_size
+            assert steps[0] == (0, size) and steps[-1] == (size, size)
         assert [apk.package for apk in result.apks] == ["com.split.app"] * 2
         paths = run(link, "pm path com.split.app").stdout.decode().split()
         assert [path.rsplit("/", 1)[1] for path in paths] == ["base.apk", "split_config.xxhdpi.apk"]

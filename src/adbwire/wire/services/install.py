@@ -114,16 +114,16 @@ def _stream_install(
 ) -> str:
     with connection.open_stream(service, deadline.remaining()) as stream:
         try:
-            _send_file(stream, path, size, progress, deadline)
+            send_file(stream, path, size, progress, deadline)
         except DisconnectedError:
             # The package manager may refuse before reading everything and close the
             # stream: its answer is then already waiting. A lost link has no answer.
             if connection.failure is not None:
                 raise
-        return _read_answer(stream, deadline)
+        return read_answer(stream, deadline)
 
 
-def _send_file(
+def send_file(
     stream: Stream, path: Path, size: int, progress: Progress | None, deadline: Deadline
 ) -> None:
     sent = 0
@@ -133,14 +133,14 @@ def _send_file(
         while sent < size:
             chunk = source.read(min(READ_CHUNK, size - sent))
             if not chunk:
-                raise UsageError(f"{path}: the file shrank while it was being installed")
+                raise UsageError(f"{path}: the file shrank while it was being sent")
             stream.write(chunk, deadline)
             sent += len(chunk)
             if progress is not None:
                 progress(sent, size)
 
 
-def _read_answer(stream: Stream, deadline: Deadline) -> str:
+def read_answer(stream: Stream, deadline: Deadline) -> str:
     """The package manager's answer, up to the stream's end (bounded in size)."""
     parts: list[bytes] = []
     total = 0

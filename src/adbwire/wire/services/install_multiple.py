@@ -28,9 +28,8 @@ from adbwire.errors import AdbwireError, DeviceCommandError, DisconnectedError, 
 from adbwire.wire import shell_quote
 from adbwire.wire.connection import Connection
 from adbwire.wire.services.apk_manifest import ApkInfo, read_apk_info
-from adbwire.wire.services.install import MAX_ANSWER_BYTES, READ_CHUNK
+from adbwire.wire.services.install import read_answer, send_file
 from adbwire.wire.services.install_result import InstallOptions, parse_answer
-from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Deadline
 
 log = logging.getLogger(__name__)
@@ -131,7 +130,7 @@ def _command_style(features: frozenset[str]) -> Callable[[list[str]], str]:
 
 def _run(connection: Connection, service: str, deadline: Deadline) -> str:
     with connection.open_stream(service, deadline.remaining()) as stream:
-        return _read_answer(stream, deadline)
+        return read_answer(stream, deadline)
 
 
 def _write(
@@ -144,31 +143,19 @@ def _write(
     progress: SplitProgress | None,
 ) -> str:
     with connection.open_stream(service, deadline.remaining()) as stream:
-        sent = 0
         try:
-            with path.open("rb") as source:
-                while sent < size:
-                    chunk = source.read(min(READ_CHUNK, size - sent))
-                    if not chunk:
-                        raise UsageError(f"{path}: the file shrank while it was being sent")
-                    stream.write(chunk, deadline)
-                    sent += len(chunk)
-                    if progress is not None:
-                        progress(path.name, sent, size)
+            send_file(stream, path, size, _per_apk(progress, path.name), deadline)
         except DisconnectedError:
             # The package manager may answer and close before reading everything.
             if connection.failure is not None:
                 raise
-        return _read_answer(stream, deadline)
+        return read_answer(stream, deadline)
 
 
-def _read_answer(stream: Stream, deadline: Deadline) -> str:
-    parts: list[bytes] = []
-    total = 0
-    while total < MAX_ANSWER_BYTES and (chunk := stream.read(None, deadline)):
-        parts.append(chunk)
-        total += len(chunk)
-    return b"".join(parts).decode("utf-8", errors="replace")
+def _per_apk(progress: SplitProgress | None, name: str) -> Callable[[int, int], None] | None:
+    if progress is None:
+        return None
+    return lambda sent, size: progress(name, sent, size)
 
 
 def _abandon(connection: Connection, command: Callable[[list[str]], str], session: int) -> None:
