@@ -121,3 +121,18 @@ def test_a_stream_cut_short_or_followed_by_junk_or_broken_is_refused(kind: Compr
         broken = Decoder(kind)
         broken.feed(b"\xff" * 64 + stream, lambda piece: None)
         broken.finish()
+
+
+def test_a_brotli_binding_that_cannot_bound_its_output_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """brotli < 1.2 has no output_buffer_limit: one call could inflate a bomb in full."""
+    import brotli  # type: ignore[import-untyped]  # noqa: PLC0415
+
+    class OldDecompressor:
+        def process(self, data: bytes) -> bytes:
+            return data
+
+    monkeypatch.setattr(brotli, "Decompressor", OldDecompressor)
+    with pytest.raises(UsageError, match=r"brotli package 1\.2 or newer"):
+        Decoder(Compression.BROTLI)

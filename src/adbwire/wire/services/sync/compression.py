@@ -150,6 +150,13 @@ def _lz4_frame() -> Any:
 def _brotli() -> Any:
     import brotli  # noqa: PLC0415
 
+    # Brotli < 1.2 cannot bound a decompression's output (no output_buffer_limit): a small
+    # stream could inflate into gigabytes in one call, so such a binding is not used.
+    if not hasattr(brotli.Decompressor, "can_accept_more_data"):
+        version = getattr(brotli, "__version__", "?")
+        raise UsageError(
+            f"brotli compression needs the brotli package 1.2 or newer (found {version})"
+        )
     return brotli
 
 
