@@ -31,6 +31,17 @@ def register(commands: Any) -> None:
         description="Install an APK on the device (prints Success, or the failure code).",
     )
     parser.add_argument("apk", metavar="APK", help="the .apk file")
+    add_install_options(parser)
+    parser.add_argument(
+        "--no-streaming",
+        action="store_true",
+        help="push to /data/local/tmp and run pm install (as on Android 6 and older)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def add_install_options(parser: argparse.ArgumentParser) -> None:
+    """The package manager's options `install` and `install-multiple` share (adb's letters)."""
     parser.add_argument(
         "-r", "--replace", action="store_true", help="reinstall an existing app, keeping its data"
     )
@@ -44,12 +55,16 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--user", type=parse_user, metavar="USER", help="user id, 'current' or 'all'"
     )
-    parser.add_argument(
-        "--no-streaming",
-        action="store_true",
-        help="push to /data/local/tmp and run pm install (as on Android 6 and older)",
+
+
+def options_of(args: argparse.Namespace) -> InstallOptions:
+    return InstallOptions(
+        replace=args.replace,
+        downgrade=args.downgrade,
+        grant_permissions=args.grant_all,
+        allow_test=args.test,
+        user=args.user,
     )
-    parser.set_defaults(handler=run)
 
 
 def parse_user(text: str) -> UserSpec:
@@ -61,13 +76,7 @@ def parse_user(text: str) -> UserSpec:
 
 
 def run(args: argparse.Namespace) -> int:
-    options = InstallOptions(
-        replace=args.replace,
-        downgrade=args.downgrade,
-        grant_permissions=args.grant_all,
-        allow_test=args.test,
-        user=args.user,
-    )
+    options = options_of(args)
     info = read_apk_info(args.apk)
     print(f"adbwire: installing {visible(info.describe())}", file=sys.stderr)
     job = f"adbwire install {os.path.basename(args.apk)}"

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from adbwire.cli import targets
-from adbwire.cli.install import parse_user
+from adbwire.cli.install import add_install_options, options_of
 from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.install_multiple import SplitWriteError
-from adbwire.wire.services.install_result import InstallOptions
 
 
 def register(commands: Any) -> None:
@@ -29,19 +28,7 @@ def register(commands: Any) -> None:
         "(prints Success, or why the package manager refused).",
     )
     parser.add_argument("apks", nargs="*", metavar="APK", help="the .apk files")
-    parser.add_argument(
-        "-r", "--replace", action="store_true", help="reinstall an existing app, keeping its data"
-    )
-    parser.add_argument("-d", "--downgrade", action="store_true", help="allow a lower versionCode")
-    parser.add_argument(
-        "-g", "--grant-all", action="store_true", help="grant all runtime permissions"
-    )
-    parser.add_argument(
-        "-t", "--test", action="store_true", help="allow test-only APKs (android:testOnly)"
-    )
-    parser.add_argument(
-        "--user", type=parse_user, metavar="USER", help="user id, 'current' or 'all'"
-    )
+    add_install_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -56,13 +43,7 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 1
-    options = InstallOptions(
-        replace=args.replace,
-        downgrade=args.downgrade,
-        grant_permissions=args.grant_all,
-        allow_test=args.test,
-        user=args.user,
-    )
+    options = options_of(args)
     with targets.connect(args) as client:
         try:
             result = client.install_multiple(args.apks, options, timeout=args.timeout)
