@@ -1,6 +1,6 @@
 """What recording a trace adds to each tool call, on the simulated device.
 
-    .venv/bin/python scripts/trace_overhead.py [--rounds 20] [--think-ms 0]
+    .venv/bin/python scripts/trace_overhead.py [--rounds 20] [--think-ms 0] [--connect ADDR]
 
 One MCP session in memory (the real server and client, as `serve_session` builds them) runs
 the same calls with tracing off and on, alternating rounds: a coordinate tap, a key press,
@@ -8,7 +8,9 @@ the same calls with tracing off and on, alternating rounds: a coordinate tap, a 
 screens). It prints the median wall time per call each way, the difference, and the
 recorder's own measure of its time (each step's ``trace_ms``). ``--think-ms`` pauses between
 calls as an agent does while its model reads a result: the screen after an action is taken
-in that pause, so only the one before is waited for. On a shared machine wall
+in that pause, so only the one before is waited for. ``--connect`` runs against a TCP
+device instead (e.g. ``adbwire simulate --accept-any-key --link-mbps 40
+--screencap-encode-ms 300``: a slow phone). On a shared machine wall
 times include waiting for a core; compare the medians of the same run. Numbers:
 docs/trace.md.
 """
@@ -36,9 +38,10 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-async def one_round(trace: Path | None, think: float) -> dict[str, list[float]]:
+async def one_round(trace: Path | None, think: float, connect: str) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {}
-    async with serve_session(simulate=True, trace=trace) as session:
+    device: dict[str, Any] = {"connect": [connect]} if connect else {"simulate": True}
+    async with serve_session(trace=trace, **device) as session:
         await session.call_tool("launch_app", {"package": "com.example.notes"})
         for tool, arguments in CALLS * 3:
             started = time.perf_counter()
@@ -55,6 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=20)
     parser.add_argument("--think-ms", type=float, default=0.0)
+    parser.add_argument("--connect", default="", help="HOST:PORT of a TCP device")
     options = parser.parse_args()
     rounds, think = options.rounds, options.think_ms / 1000
     off: dict[str, list[float]] = {}
@@ -63,7 +67,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for number in range(rounds):
             for times, trace in ((off, None), (on, Path(scratch) / f"t{number}")):
-                for key, found in anyio.run(one_round, trace, think).items():
+                for key, found in anyio.run(one_round, trace, think, options.connect).items():
                     times.setdefault(key, []).extend(found)
                 if trace is not None:
                     for step in read_trace(trace).steps[1:]:

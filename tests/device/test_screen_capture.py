@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import struct
+import time
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -149,3 +151,29 @@ def test_mapping_scales_and_offsets() -> None:
     mapping = Mapping(0.5, 100, 200, 540, 1200, 1080, 2400)
     assert mapping.to_device(10, 20) == (120, 240)
     assert mapping.to_device(540, 1200) == (1079, 2399)  # clamped to the screen
+
+
+def test_a_fallback_path_gets_only_what_is_left_of_the_timeout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def slow_garbage_raw(inv: Invocation, command: CommandFn) -> int:
+        if "-p" not in inv.args:
+            time.sleep(0.5)  # the device takes its time, then says nothing useful
+            inv.out(b"not a frame at all")
+            return 0
+        return command(inv)
+
+    with simulated("notes_list") as sim:
+        sim.userland.hooks["screencap"] = slow_garbage_raw
+        timeouts: list[float | None] = []
+        open_stream = sim.client.open_stream
+
+        def spy(service: str, **kwargs: Any) -> Any:
+            timeouts.append(kwargs.get("timeout"))
+            return open_stream(service, **kwargs)
+
+        monkeypatch.setattr(sim.client, "open_stream", spy)
+        assert capture(sim.client, timeout=20.0).source == "png"
+    first, second = timeouts
+    assert first is not None and second is not None
+    assert second <= first - 0.5  # one deadline for both paths, not 20 s each

@@ -12,6 +12,7 @@ from typing import Any
 import anyio
 import pytest
 
+from adbwire.device.screen.path_choice import CapturePaths
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.server.client_session import serve_session
 from adbwire.mcp.trace import recorder as recorder_module
@@ -121,11 +122,11 @@ async def test_the_next_action_waits_for_the_screen_after_the_last_one(
     captures: list[tuple[str, float, float]] = []
     original = recorder_module._grab
 
-    def slow_grab(client: AdbClient) -> Shot:
+    def slow_grab(client: AdbClient, paths: CapturePaths) -> Shot:
         started = time.monotonic()
         if threading.current_thread().name == "adbwire-trace":
             time.sleep(0.3)  # a slow 'after': the next 'before' must still come later
-        shot = original(client)
+        shot = original(client, paths)
         captures.append((threading.current_thread().name, started, time.monotonic()))
         return shot
 
@@ -175,7 +176,7 @@ async def test_a_cancelled_call_is_recorded_as_cancelled(tmp_path: Path) -> None
 async def test_a_capture_that_fails_leaves_the_reason_and_the_call_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(client: AdbClient) -> Shot:
+    def broken(client: AdbClient, paths: CapturePaths) -> Shot:
         raise ValueError("the capture path broke")
 
     monkeypatch.setattr(recorder_module, "_grab", broken)

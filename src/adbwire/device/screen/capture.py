@@ -98,12 +98,13 @@ def capture(
     max_pixels: int = MAX_SCREEN_PIXELS,
     paths: CapturePaths | None = None,
     lease: Lease | None = None,
+    timeout: float = CAPTURE_TIMEOUT,
 ) -> Frame:
     """Capture the screen; ``source`` forces raw frames or the device's PNG, ``auto`` takes
     the path ``paths`` chose for this device (raw without one), the other as fallback.
     With a ``lease`` the frame is read into a pooled buffer: give it back only once the
-    frame and every image over it are gone."""
-    reader = FrameReader(client, CAPTURE_TIMEOUT, lease)
+    frame and every image over it are gone. ``timeout`` bounds each path's read."""
+    reader = FrameReader(client, timeout, lease)
     if source != "auto":
         order: list[CapturePath] = [source]
     else:

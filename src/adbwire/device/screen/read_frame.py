@@ -55,17 +55,19 @@ class Output:
 
 
 class FrameReader:
-    """Runs ``screencap FLAGS`` on one device and returns its stdout within the limits."""
+    """Runs ``screencap FLAGS`` on one device and returns its stdout within the limits;
+    ``timeout`` bounds all its reads together (a fallback path gets what is left)."""
 
     def __init__(self, client: AdbClient, timeout: float, lease: Lease | None = None) -> None:
         self.client = client
         self.timeout = timeout
+        self._ends = time.monotonic() + timeout
         self._allocate: Allocate = lease.take if lease is not None else _fresh
 
     def read(self, flags: list[str], header_bytes: int, limit_of: LimitOf) -> Output:
         argv = ["screencap", *flags]
         command = " ".join(argv)
-        deadline = Deadline(self.timeout, command)
+        deadline = Deadline(max(0.0, self._ends - time.monotonic()), command)
         started = time.monotonic()
         try:
             stream = self.client.open_stream(f"exec:{command}", timeout=deadline.remaining())

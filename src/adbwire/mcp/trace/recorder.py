@@ -6,12 +6,14 @@
 
 With tracing off `app.trace` is None and the runtime skips all three. With it on, a call
 that acts on what the screen shows (`shows_screen`) waits for one capture, the screen before
-it, downscaled at once. The screen after it is taken on the writer's thread while the agent
-reads the result (bounded by the capture's own deadline); the device's next action waits
-for that capture first (at most `CAPTURE_TIMEOUT`), so a 'before' is never taken ahead of
-the previous 'after'. Encoding and writing happen on the writer's thread too. A capture
-that fails or times out leaves the step without that screen, with the reason; tracing never
-fails a call.
+it, downscaled at once, in the device's lane like its other calls. The screen after it is
+taken on the writer's thread while the agent reads the result; the device's next action
+waits for that capture first, so a 'before' is never taken ahead of the previous 'after'.
+Each capture reads within `CAPTURE_TIMEOUT` over the path the device's screenshots use
+(``path_choice``, via the app's ``ScreenHistory``) into the pooled frame buffer, so a trace
+costs what a screenshot does. Encoding and writing happen on the writer's thread too. A
+capture that fails or times out leaves the step without that screen, with the reason;
+tracing never fails a call.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from mcp_types import CallToolResult, ImageContent, TextContent
 from PIL import Image
 
 from adbwire.device.screen import capture
+from adbwire.device.screen.frame_pool import Lease
 from adbwire.device.screen.history import ScreenHistory
+from adbwire.device.screen.path_choice import CapturePaths
 from adbwire.device.screen.scaling import Reductions
 from adbwire.device.ui import compact_tree
 from adbwire.errors import AdbwireError
@@ -39,7 +43,6 @@ from adbwire.mcp.safety.audit import now_iso, redact_secrets, shorten_arguments
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.trace import extract
 from adbwire.mcp.trace.writer import Capture, Shot, TraceWriter
-from adbwire.wire.aio import run_blocking
 from adbwire.wire.client import AdbClient
 
 if TYPE_CHECKING:
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 CAPTURE_TIMEOUT = 5.0
+"""Seconds a trace's capture may take (both paths together), and the next action waits."""
 SHOT_EDGE = 480
 """Long edge of a kept screen, in pixels: enough to see what happened, small to keep."""
 MAX_IMAGE_BYTES = 8 * 1024 * 1024
@@ -147,7 +151,7 @@ class TracedCall:
         self._acting = True
         try:
             await self._recorder.settled(serial)
-            await self._take("before")
+            await self._take("before", serial)
         except Exception:  # tracing must never fail the call it watches
             log.exception("trace: the screen before %s was not recorded", self._call.spec.name)
         self._overhead += time.monotonic() - began
@@ -167,7 +171,8 @@ class TracedCall:
             log.exception("trace: the result of %s was not fully recorded", self._call.spec.name)
         later = None
         if self._acting and self._call.serial is not None:
-            later = ("after", functools.partial(_grab, self._call.client))
+            paths = _history(self._call).capture_paths(self._call.serial)
+            later = ("after", functools.partial(_grab, self._call.client, paths))
         record["trace_ms"] = round((self._overhead + time.monotonic() - began) * 1000)
         taken = await anyio.to_thread.run_sync(self._submit, later)
         if later is not None and self._call.serial is not None:
@@ -221,11 +226,14 @@ class TracedCall:
             if shot is not None:
                 self._shots["after"] = shot
 
-    async def _take(self, moment: str) -> None:
-        client = self._call.client
+    async def _take(self, moment: str, serial: str) -> None:
+        call = self._call
+        paths = _history(call).capture_paths(serial)
         try:
-            with anyio.fail_after(CAPTURE_TIMEOUT):
-                self._shots[moment] = await run_blocking(_grab, client)
+            with anyio.fail_after(CAPTURE_TIMEOUT):  # the reader's deadline, and the lane's queue
+                self._shots[moment] = await call.app.devices.lane(serial).run(
+                    _grab, call.client, paths
+                )
         except TimeoutError:
             self._missing[moment] = f"no screen within {CAPTURE_TIMEOUT:g} s"
         except Exception as exc:  # a device gone, or a bug: the step says which, the call goes on
@@ -237,13 +245,23 @@ class TracedCall:
 
 
 def _history(call: ToolCall) -> ScreenHistory:
-    found = call.app.services.get("screen_history")
-    return found if isinstance(found, ScreenHistory) else ScreenHistory()
+    """The app's (as `ui_common.memory`), made if need be: the capture paths it learns
+    must outlive this call."""
+    found = call.app.services.setdefault("screen_history", ScreenHistory())
+    assert isinstance(found, ScreenHistory)
+    return found
 
 
-def _grab(client: AdbClient) -> Shot:
-    frame = capture(client)
-    return Shot(frame.reductions.shrunk(SHOT_EDGE), frame.width, frame.height)
+def _grab(client: AdbClient, paths: CapturePaths) -> Shot:
+    """The screen, downscaled: over the path chosen for the device, into a pooled buffer."""
+    lease = Lease()
+    try:
+        frame = capture(client, paths=paths, lease=lease, timeout=CAPTURE_TIMEOUT)
+        shot = Shot(frame.reductions.shrunk(SHOT_EDGE), frame.width, frame.height)
+        del frame  # its buffer goes back to the pool (unless the shot is a view of it)
+        return shot
+    finally:
+        lease.give_back()
 
 
 def _shot_from_image(data: str) -> Shot | None:
