@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
+from adbwire.errors import DisconnectedError
 from adbwire.testing import DeviceOptions, SimulatedDevice
 from adbwire.wire import packets as P
 from adbwire.wire.client import AdbClient
@@ -83,3 +84,24 @@ def test_partial_sends_resume_where_the_socket_stopped(most: int) -> None:
     _send_parts(sock, parts)  # type: ignore[arg-type]
     assert bytes(sock.received) == expected
     assert sock.calls == -(-len(expected) // most)
+
+
+def test_a_batch_interrupted_part_way_ends_the_link(
+    sim_device_factory: DeviceFactory, adb_key: AdbKey, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch cut off by an exception (a bug, KeyboardInterrupt) may have sent part of a
+    packet: the byte stream is out of step, so the connection must not be used again."""
+    device = sim_device_factory(DeviceOptions(accept_any_key=True, max_payload=1024))
+
+    def interrupted(self: TcpTransport, packets: Sequence[PacketBytes]) -> None:
+        raise RuntimeError("interrupted mid-batch")
+
+    with AdbClient.connect_tcp(device.serial, [adb_key]) as client:
+        stream = client.connection.open_stream("sink:8192")
+        monkeypatch.setattr(TcpTransport, "write_packets", interrupted)
+        with stream, pytest.raises(RuntimeError, match="mid-batch"):
+            stream.write(bytes(8192))
+        assert not client.alive
+        assert "send interrupted" in str(client.connection.failure)
+        with pytest.raises(DisconnectedError):
+            client.shell("true", timeout=10)

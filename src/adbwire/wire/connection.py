@@ -307,17 +307,7 @@ class Connection:
 
     def _send(self, packet: P.Packet) -> None:
         header = packet.header(with_checksum=self._protocol.sends_checksums)
-        try:
-            with self._write_lock:
-                self.transport.write_packet(header, packet.payload)
-        except TransportError as exc:
-            self._fail(exc)
-            raise
-        except BaseException as exc:
-            # Interrupted part-way through a packet (KeyboardInterrupt, a bug): the byte
-            # stream is out of step with the device, so the link cannot be used any more.
-            self._fail(DisconnectedError(f"{self.transport.address}: send interrupted ({exc!r})"))
-            raise
+        self._write_locked(lambda transport: transport.write_packet(header, packet.payload))
 
     def _send_many(self, packets: Sequence[P.Packet]) -> None:
         """Several packets in order, in one system call where the transport can do that
@@ -327,19 +317,27 @@ class Connection:
             return
         checksums = self._protocol.sends_checksums
         pairs = [(packet.header(with_checksum=checksums), packet.payload) for packet in packets]
-        transport = self.transport
+
+        def write(transport: Transport) -> None:
+            if isinstance(transport, BatchWriter):
+                transport.write_packets(pairs)
+            else:
+                for header, payload in pairs:
+                    transport.write_packet(header, payload)
+
+        self._write_locked(write)
+
+    def _write_locked(self, write: Callable[[Transport], None]) -> None:
         try:
             with self._write_lock:
-                if isinstance(transport, BatchWriter):
-                    transport.write_packets(pairs)
-                else:
-                    for header, payload in pairs:
-                        transport.write_packet(header, payload)
+                write(self.transport)
         except TransportError as exc:
             self._fail(exc)
             raise
         except BaseException as exc:
-            self._fail(DisconnectedError(f"{transport.address}: send interrupted ({exc!r})"))
+            # Interrupted part-way through a packet (KeyboardInterrupt, a bug): the byte
+            # stream is out of step with the device, so the link cannot be used any more.
+            self._fail(DisconnectedError(f"{self.transport.address}: send interrupted ({exc!r})"))
             raise
 
     def _can_write(self, local_id: int) -> bool:
