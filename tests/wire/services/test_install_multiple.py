@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from adbwire.errors import UsageError
+from adbwire.errors import AdbTimeoutError, DisconnectedError, UsageError
 from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
 from adbwire.testing.userland.android.apk import build_apk
 from adbwire.wire.keys import AdbKey
-from adbwire.wire.services.install_multiple import install_multiple
+from adbwire.wire.services.install_multiple import _name_the_apk, install_multiple
 from adbwire.wire.services.install_result import InstallOptions
 from adbwire.wire.services.reconnect import tcp_connection_factory
 from adbwire.wire.services.shell import run
@@ -75,3 +75,17 @@ def test_two_apks_of_one_name_are_refused_before_anything_is_sent(
             install_multiple(link, [apks[0], twin / "base.apk"])
         with pytest.raises(UsageError, match="at least one APK"):
             install_multiple(link, [])
+
+
+def test_a_failed_write_names_its_apk_and_keeps_the_error_type() -> None:
+    """Over a dead link the session cannot be abandoned: the message gives its number."""
+    lost = DisconnectedError("the device closed the connection")
+    _name_the_apk(lost, Path("/tmp/split.apk"), 7, left_open=True)
+    assert isinstance(lost, DisconnectedError) and lost.retryable
+    assert str(lost) == (
+        "writing /tmp/split.apk: the device closed the connection "
+        "(install session 7 is left open on the device)"
+    )
+    late = AdbTimeoutError("install-multiple timed out")
+    _name_the_apk(late, Path("base.apk"), 7, left_open=False)
+    assert str(late) == "writing base.apk: install-multiple timed out"

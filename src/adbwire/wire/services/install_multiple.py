@@ -102,7 +102,7 @@ def install_multiple(
                     connection, service, path=path, size=size, deadline=deadline, progress=progress
                 )
             except AdbwireError as error:
-                _name_the_apk(error, path)
+                _name_the_apk(error, path, session, left_open=connection.failure is not None)
                 raise
             if not answer.startswith("Success"):
                 raise SplitWriteError(path, answer)
@@ -115,10 +115,12 @@ def install_multiple(
     return MultipleInstallResult(verdict.ok, verdict.code, verdict.message, session, infos, output)
 
 
-def _name_the_apk(error: AdbwireError, path: Path) -> None:
+def _name_the_apk(error: AdbwireError, path: Path, session: int, *, left_open: bool) -> None:
     """Say which APK was being written when the write failed; the error keeps its type
-    (a device that went away is still a DisconnectedError, a deadline an AdbTimeoutError)."""
-    error.args = (f"writing {path}: {error}", *error.args[1:])
+    (a device that went away is still a DisconnectedError, a deadline an AdbTimeoutError).
+    Without a link the session cannot be abandoned: the message gives its number."""
+    note = f" (install session {session} is left open on the device)" if left_open else ""
+    error.args = (f"writing {path}: {error}{note}", *error.args[1:])
 
 
 def _command_style(features: frozenset[str]) -> Callable[[list[str]], str]:
@@ -159,8 +161,9 @@ def _per_apk(progress: SplitProgress | None, name: str) -> Callable[[int, int], 
 
 
 def _abandon(connection: Connection, command: Callable[[list[str]], str], session: int) -> None:
-    """Best effort, within its own short deadline: a dead link leaves nothing to abandon
-    (the device drops sessions of a vanished installer on its own)."""
+    """Best effort, within its own short deadline. Over a dead link nothing can be sent:
+    the session stays on the device until the package manager expires it (or `adb shell pm
+    install-abandon ID`); the error has said its number."""
     if connection.failure is not None:
         return
     with contextlib.suppress(AdbwireError):
