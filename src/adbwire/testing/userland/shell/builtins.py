@@ -214,22 +214,20 @@ def _set(shell: Shell, argv: list[str], streams: Streams) -> int:
     while args and args[0][:1] in ("-", "+") and args[0] != "--":
         flag = args.pop(0)
         on = flag[0] == "-"
-        if flag[1:] == "o":
-            if not args:
-                states = "".join(
-                    f"{name:<15} {'on' if name in shell.options else 'off'}\n"
-                    for name in _SET_OPTIONS
-                )
-                streams.stdout.write(states.encode())
-                return 0
-            names = [args.pop(0)]
-        else:
-            letters = flag[1:]
-            if not letters or set(letters) - set(_SET_LETTERS):
-                bad = next((c for c in letters if c not in _SET_LETTERS), flag)
-                streams.stderr.write(f"{SHELL_PATH}: set: -{bad}: unknown option\n".encode())
-                return 2
-            names = [_SET_LETTERS[letter] for letter in letters]
+        letters = flag[1:]
+        if not letters or set(letters) - set(_SET_LETTERS) - {"o"}:
+            bad = next((c for c in letters if c not in _SET_LETTERS and c != "o"), flag)
+            streams.stderr.write(f"{SHELL_PATH}: set: -{bad}: unknown option\n".encode())
+            return 2
+        names = []
+        listing = False
+        for letter in letters:  # each o takes the next word: `set -eo pipefail`
+            if letter != "o":
+                names.append(_SET_LETTERS[letter])
+            elif args:
+                names.append(args.pop(0))
+            else:
+                listing = True
         for name in names:
             if name not in _SET_OPTIONS:
                 streams.stderr.write(f"{SHELL_PATH}: set: {name}: bad option\n".encode())
@@ -238,6 +236,12 @@ def _set(shell: Shell, argv: list[str], streams: Streams) -> int:
                 shell.options.add(name)
             else:
                 shell.options.discard(name)
+        if listing:  # `set -o` alone: the options' states
+            states = "".join(
+                f"{name:<15} {'on' if name in shell.options else 'off'}\n" for name in _SET_OPTIONS
+            )
+            streams.stdout.write(states.encode())
+            return 0
     if args and args[0] == "--":
         args = args[1:]
         shell.set_positional(args)
