@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import shutil
 import socket
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
+import anyio.to_thread
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from adbwire.errors import ConnectFailedError
+from adbwire.errors import AdbwireError, ConnectFailedError
 from adbwire.testing import SimulatedDevice
+from adbwire.wire import aio
 from adbwire.wire.aio import AsyncAdbClient
-from adbwire.wire.client import AdbClient
+from adbwire.wire.client import AdbClient, connect_tcp_many
 from adbwire.wire.keys import AdbKey, default_key_path, generate_key, load_key
 
 
@@ -102,3 +106,39 @@ def test_connect_tcp_many_async(
         return outputs
 
     assert anyio.run(main) == [b"hi\n"] * 3
+
+
+def test_a_cancelled_connect_tcp_many_closes_what_it_connected(
+    sim_device_factory: Callable[..., SimulatedDevice],
+    adb_key: AdbKey,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The connections finish after the caller gave up: nobody will see them, so they are
+    closed rather than left open with their reader threads."""
+    devices = [sim_device_factory() for _ in range(3)]
+    connected = threading.Event()
+    release = threading.Event()
+
+    def slow_to_return(*args: Any, **kwargs: Any) -> dict[str, AdbClient | AdbwireError]:
+        results = connect_tcp_many(*args, **kwargs)
+        connected.set()
+        release.wait(30)
+        return results
+
+    monkeypatch.setattr(aio, "connect_tcp_many", slow_to_return)
+
+    async def main() -> None:
+        with anyio.move_on_after(30) as scope:
+            async with anyio.create_task_group() as group:
+                group.start_soon(
+                    AsyncAdbClient.connect_tcp_many, [d.serial for d in devices], [adb_key]
+                )
+                await anyio.to_thread.run_sync(connected.wait, 30)
+                group.cancel_scope.cancel()
+        assert not scope.cancelled_caught
+
+    anyio.run(main)
+    assert all(device.connection_count == 1 for device in devices)
+    release.set()
+    for device in devices:
+        assert device.wait_for_connections(0, timeout=30), device.serial

@@ -87,6 +87,16 @@ def _close_orphan(result: object) -> None:
         close()
 
 
+class _Connected(dict[str, AdbClient | AdbwireError]):
+    """connect_tcp_many's results, closable as one: if the caller was cancelled meanwhile,
+    `_close_orphan` closes every connection made."""
+
+    def close(self) -> None:
+        for result in self.values():
+            if isinstance(result, AdbClient):
+                result.close()
+
+
 class DeviceLane:
     """The calls of one device: `concurrency` run in worker threads, `queue` more wait.
 
@@ -165,9 +175,12 @@ class AsyncAdbClient:
         parallel: int = 32,
     ) -> Mapping[str, AsyncAdbClient | AdbwireError]:
         """Connect to many devices at once (`AdbClient.connect_tcp_many`), off the loop."""
-        connect = functools.partial(
-            connect_tcp_many, addresses, keys, timeouts=timeouts, parallel=parallel
-        )
+
+        def connect() -> _Connected:
+            return _Connected(
+                connect_tcp_many(addresses, keys, timeouts=timeouts, parallel=parallel)
+            )
+
         results = await _run_in_thread(_UNLIMITED, connect)
         return {
             address: result if isinstance(result, AdbwireError) else cls(result)
