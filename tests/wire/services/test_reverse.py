@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import logging
 import os
 import socket
 import threading
@@ -148,6 +149,19 @@ def test_the_device_may_open_only_what_was_set_up(
     assert offer("tcp:22") is None
     assert offer(f"tcp:{echo_server.port}\n") is None
     assert offer("localabstract:x") is None
+
+
+def test_a_device_opening_streams_in_a_loop_does_not_flood_the_log(
+    connection: Connection, reverser: ReverseForwarder, caplog: pytest.LogCaptureFixture
+) -> None:
+    offer = connection.offer_handler
+    assert offer is not None
+    with caplog.at_level(logging.WARNING, logger=reverse_module.__name__):
+        for _ in range(3 * reverse_module.LOG_EVERY):
+            assert offer("tcp:22") is None
+    refusals = [r for r in caplog.records if "refused a stream" in r.getMessage()]
+    assert len(refusals) == reverse_module.LOG_FIRST + 3
+    assert refusals[-1].getMessage().endswith(f"({3 * reverse_module.LOG_EVERY} refused so far)")
 
 
 def test_a_refused_stream_closes_the_device_side(

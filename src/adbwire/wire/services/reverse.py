@@ -36,6 +36,9 @@ CONNECT_SECONDS = 5.0
 CHECK_SECONDS = 0.5
 CLEANUP_SECONDS = 5.0
 """How long closing waits for the device to drop a listener (Ctrl-C must not hang)."""
+LOG_FIRST = 10
+LOG_EVERY = 1000
+"""Refused device-opened streams: the first LOG_FIRST are logged, then one in LOG_EVERY."""
 MAX_REPLY = 64 * 1024
 """The longest status message or listing we read from the device."""
 
@@ -87,6 +90,7 @@ class ReverseForwarder:
         self._destinations: dict[str, str] = {}
         """Device-side spec (as the device reports it) -> the host spec it reaches."""
         self._relays: set[Relay] = set()
+        self._refusals = 0
         self._closed = False
         self._done = threading.Event()
         connection.offer_handler = self._offer
@@ -168,16 +172,23 @@ class ReverseForwarder:
         with self._lock:
             if self._closed or service not in self._destinations.values():
                 # The name is the device's text: shown escaped and cut short.
-                log.warning("reverse: refused a stream the device opened to %r", service[:80])
+                self._log_refusal("reverse: refused a stream the device opened to %r", service[:80])
                 return None
             if len(self._relays) >= self._max_streams:
-                log.warning(
+                self._log_refusal(
                     "reverse: %d streams already relayed; refused one more to %s",
                     len(self._relays),
                     service,
                 )
                 return None
         return lambda stream: self._start_relay(stream, service)
+
+    def _log_refusal(self, message: str, *args: object) -> None:
+        """The first refusals, then one in LOG_EVERY: a device opening streams in a loop
+        must not flood the log (lock held)."""
+        self._refusals += 1
+        if self._refusals <= LOG_FIRST or self._refusals % LOG_EVERY == 0:
+            log.warning(message + " (%d refused so far)", *args, self._refusals)
 
     def _start_relay(self, stream: Stream, local: str) -> None:
         try:
