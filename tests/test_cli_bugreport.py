@@ -93,7 +93,14 @@ def test_a_line_without_end_is_cut_off(
 
 
 @pytest.mark.parametrize(
-    "named", ["/data/local/tmp/secret.zip", "/bugreports/../data/system/x.zip", "relative.zip"]
+    "named",
+    [
+        "/data/local/tmp/secret.zip",
+        "/bugreports/../data/system/x.zip",
+        "relative.zip",
+        "/bugreports/",
+        "/bugreports/x.txt",
+    ],
 )
 def test_a_zip_outside_the_report_directory_is_not_pulled(
     run_cli: CliRun,

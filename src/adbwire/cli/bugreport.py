@@ -7,7 +7,7 @@ under the device's name for it, else to PATH (`.zip` added when missing). The pu
 adb's summary line. There is no deadline: it ends when bugreportz does, or with Ctrl-C.
 
 Every line bugreportz prints is untrusted: each is capped in length, and only an `OK:`
-path inside the device's bugreport directory is pulled.
+.zip file inside the device's bugreport directory is pulled (never a directory).
 """
 
 from __future__ import annotations
@@ -102,7 +102,11 @@ def _generate(client: AdbClient) -> str:
         raise DeviceCommandError(f"Device failed to take a zipped bugreport: {failure}")
     if found is None:
         raise DeviceCommandError("bugreportz did not return a 'OK:' or 'FAIL:' line")
-    if not found.startswith(REPORT_DIRS) or ".." in found.split("/"):
+    if (
+        not found.startswith(REPORT_DIRS)
+        or ".." in found.split("/")
+        or not posixpath.basename(found).endswith(".zip")  # not a directory to pull whole
+    ):
         raise RemoteProtocolError(f"bugreportz named a file outside its directory: {found!r}")
     return found
 
