@@ -13,6 +13,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,10 @@ def _message(number: int | None, method: str, params: dict[str, Any]) -> bytes:
     return json.dumps(body).encode() + b"\n"
 
 
-def _first_tools_list(argv: list[str], environment: dict[str, str]) -> float:
+def first_tools_list(argv: list[str], environment: dict[str, str]) -> tuple[float, dict[str, Any]]:
+    """Spawn an MCP stdio server, send initialize, initialized and tools/list at once (as a
+    client would, without waiting) and time until the tools/list reply; returns the seconds
+    and the reply. A server that answers nothing within WAIT is killed (readline ends)."""
     messages = (
         _message(1, "initialize", INITIALIZE)
         + _message(None, "notifications/initialized", {})
@@ -79,14 +83,18 @@ def _first_tools_list(argv: list[str], environment: dict[str, str]) -> float:
         cwd=REPO_ROOT,
     )
     assert process.stdin is not None and process.stdout is not None
+    watchdog = threading.Timer(WAIT, process.kill)
+    watchdog.start()
     try:
         process.stdin.write(messages)
         process.stdin.flush()
         while line := process.stdout.readline():
-            if json.loads(line).get("id") == 2:
-                return time.perf_counter() - started
-        raise RuntimeError(f"{argv[-3:]} ended before answering tools/list")
+            reply: dict[str, Any] = json.loads(line)
+            if reply.get("id") == 2:
+                return time.perf_counter() - started, reply
+        raise RuntimeError(f"{argv[-3:]} ended (or hung past {WAIT:g} s) before tools/list")
     finally:
+        watchdog.cancel()
         process.stdin.close()
         try:
             process.wait(WAIT)
@@ -94,6 +102,10 @@ def _first_tools_list(argv: list[str], environment: dict[str, str]) -> float:
             process.kill()
             process.wait(WAIT)
         process.stdout.close()
+
+
+def _first_tools_list(argv: list[str], environment: dict[str, str]) -> float:
+    return first_tools_list(argv, environment)[0]
 
 
 def _summary(samples: dict[str, list[float]]) -> dict[str, Any]:

@@ -8,23 +8,16 @@ as a reference for what the interpreter alone costs on this machine.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
-from benchmarks.children import REPO_ROOT
+from benchmarks.cold_start import first_tools_list
 
 WAIT = 60.0
-INITIALIZE = {
-    "protocolVersion": "2025-06-18",
-    "capabilities": {},
-    "clientInfo": {"name": "adbwire-benchmark", "version": "1"},
-}
 
 
 def serve_unavailable_reason() -> str | None:
@@ -38,54 +31,15 @@ def serve_unavailable_reason() -> str | None:
     return None
 
 
-def _message(number: int | None, method: str, params: dict[str, Any]) -> bytes:
-    body: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
-    if number is not None:
-        body["id"] = number
-    return json.dumps(body).encode() + b"\n"
-
-
 def _first_tools_list(scratch: Path) -> tuple[float, int]:
     environment = {
         "HOME": str(scratch / "home"),
         "XDG_STATE_HOME": str(scratch / "state"),
         "PATH": os.environ.get("PATH", ""),
     }
-    messages = (
-        _message(1, "initialize", INITIALIZE)
-        + _message(None, "notifications/initialized", {})
-        + _message(2, "tools/list", {})
-    )
     argv = [sys.executable, "-m", "adbwire", "serve", "--simulate", "--no-audit"]
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env=environment,
-        cwd=REPO_ROOT,
-    )
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write(messages)
-        process.stdin.flush()
-        while True:
-            line = process.stdout.readline()
-            if not line:
-                raise RuntimeError("adbwire serve ended before answering tools/list")
-            reply = json.loads(line)
-            if reply.get("id") == 2:
-                elapsed = time.perf_counter() - started
-                return elapsed, len(reply["result"]["tools"])
-    finally:
-        process.stdin.close()
-        try:
-            process.wait(WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(WAIT)
-        process.stdout.close()
+    elapsed, reply = first_tools_list(argv, environment)
+    return elapsed, len(reply["result"]["tools"])
 
 
 def _bare_interpreter() -> float:
