@@ -114,7 +114,8 @@ def test_a_device_that_stops_answering_mid_way_is_named_and_abandoned(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ([], "adbwire: need APK file on command line\n"),
+        ([], "adbwire: install-multiple requires an argument\n"),
+        (["-r"], "adbwire: need APK file on command line\n"),
         (["/nonexistent/a.apk"], 'adbwire: failed to stat "/nonexistent/a.apk": '
          "No such file or directory\n"),
     ],

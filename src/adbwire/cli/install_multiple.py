@@ -18,6 +18,7 @@ from adbwire.cli import targets
 from adbwire.cli.install import add_install_options, options_of
 from adbwire.cli.terminal_text import visible
 from adbwire.wire.services.install_multiple import SplitWriteError
+from adbwire.wire.services.install_result import InstallOptions
 
 
 def register(commands: Any) -> None:
@@ -34,7 +35,12 @@ def register(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.apks:
-        print("adbwire: need APK file on command line", file=sys.stderr)
+        bare = options_of(args) == InstallOptions()
+        # adb's two messages: no argument at all, or options but no APK.
+        problem = (
+            "install-multiple requires an argument" if bare else "need APK file on command line"
+        )
+        print(f"adbwire: {problem}", file=sys.stderr)
         return 1
     for apk in args.apks:
         if not Path(apk).is_file():
