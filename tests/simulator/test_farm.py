@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import random
@@ -12,10 +13,11 @@ import threading
 
 import pytest
 
-from adbwire.errors import ConnectFailedError, DisconnectedError
+from adbwire.errors import AdbwireError, ConnectFailedError, DisconnectedError
 from adbwire.testing import DeviceOptions
 from adbwire.testing.farm import DeviceFarm, LazyUserland
 from adbwire.wire.client import AdbClient
+from adbwire.wire.timeouts import Timeouts
 
 OPEN = DeviceOptions(auth_required=False)
 
@@ -133,3 +135,29 @@ def test_a_built_userland_is_frozen_out_of_full_collections() -> None:
         with AdbClient.connect_tcp(farm.addresses[0], []) as client:
             client.shell("true")
         assert gc.get_freeze_count() > before
+
+
+def test_one_device_failing_to_accept_leaves_the_others_accepting(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with DeviceFarm(2, OPEN) as farm:
+        broken = farm.devices[0]
+
+        def failing() -> None:  # takes the connection, then fails as a bug would
+            assert broken.listener is not None
+            with contextlib.suppress(BlockingIOError):
+                broken.listener.accept()[0].close()
+            raise RuntimeError("a bug in one device")
+
+        monkeypatch.setattr(broken, "accept_pending", failing)
+        results = AdbClient.connect_tcp_many(
+            farm.addresses, [], timeouts=Timeouts(connect=2.0, operation=2.0)
+        )
+        assert isinstance(results[farm.addresses[0]], AdbwireError)
+        client = results[farm.addresses[1]]
+        assert isinstance(client, AdbClient)
+        with client:
+            assert client.shell("echo up", timeout=10).stdout == b"up\n"
+        monkeypatch.undo()
+        with AdbClient.connect_tcp(farm.addresses[0], []) as again:  # a later try is served
+            assert again.shell("echo up", timeout=10).stdout == b"up\n"

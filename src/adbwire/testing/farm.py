@@ -182,7 +182,10 @@ class DeviceFarm:
                 if key.fileobj is self._wake_r or self._stopping.is_set():
                     return
                 device: SimulatedDevice = key.data
-                device.accept_pending()
+                try:
+                    device.accept_pending()
+                except Exception:  # one device's bug must not stop every device accepting
+                    log.exception("simulated farm: %s: accept failed", device.serial)
 
     def stop(self) -> None:
         """Stop accepting, then stop every device (closing its connections, joining threads)."""
