@@ -134,3 +134,12 @@ def test_a_failure_or_no_verdict_exits_1(
     status, _, err = run_cli("-s", sim_device.serial, "bugreport", str(tmp_path))
     assert status == 1 and message in err
     assert not os.listdir(tmp_path)
+
+
+def test_help_shows_adbs_synopsis(
+    run_cli: CliRun, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli("bugreport", "--help")
+    assert exited.value.code == 0
+    assert capsysbinary.readouterr().out.startswith(b"usage: adbwire bugreport [-h] [PATH]\n")

@@ -37,6 +37,7 @@ def register(commands: Any) -> None:
     parser: argparse.ArgumentParser = commands.add_parser(
         "bugreport",
         help="write a zipped bug report to PATH",
+        usage="%(prog)s [-h] [PATH]",  # PATH takes *, so that two give adb's usage error
         description="Have the device write a zipped bug report (bugreportz) and pull it: "
         "into PATH if it is a directory (default: the current one), else to PATH.",
     )
