@@ -9,13 +9,16 @@ import threading
 from collections.abc import Iterator
 
 import anyio
+import anyio.to_thread
 import pytest
 from mcp import Client
 from mcp_types import CallToolResult
 
 from adbwire.errors import AdbwireError, ConnectFailedError, DisconnectedError
 from adbwire.mcp.devices import DeviceRegistry
+from adbwire.mcp.runtime import connect_checked
 from adbwire.testing import DeviceOptions, SimulatedDevice
+from adbwire.wire import aio
 from adbwire.wire.client import AdbClient
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app
 
@@ -188,3 +191,44 @@ def test_sources_are_scanned_again_only_when_the_last_scan_is_old() -> None:
     assert source.scans == 1
     assert not registry.needs_refresh(3600.0)
     assert registry.needs_refresh(0.0)
+
+
+async def test_a_call_cancelled_while_its_device_connects_leaves_the_connection_open(
+    phoenix: Phoenix, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry's connection is shared: the cancelled caller must not close it as an
+    orphaned result (others got, or will get, the same client)."""
+    release = threading.Event()
+    orphans_handled = threading.Event()
+    original = aio._close_orphan
+
+    def close_orphan(result: object) -> None:
+        original(result)
+        orphans_handled.set()
+
+    monkeypatch.setattr(aio, "_close_orphan", close_orphan)
+    app = make_app()
+
+    opened: list[AdbClient] = []
+
+    def slow_opener(on_state: object) -> AdbClient:
+        release.wait(WAIT)
+        opened.append(AdbClient.connect_tcp(phoenix.serial, []))
+        return opened[-1]
+
+    app.devices._add(phoenix.serial, "tcp", slow_opener)
+    try:
+        with anyio.fail_after(WAIT):
+            async with anyio.create_task_group() as group:
+                group.start_soon(connect_checked, app, phoenix.serial)
+                await anyio.wait_all_tasks_blocked()
+                group.cancel_scope.cancel()
+        release.set()
+        assert await anyio.to_thread.run_sync(orphans_handled.wait, WAIT)
+        client = await anyio.to_thread.run_sync(app.devices.client, phoenix.serial)
+        assert opened == [client], "the first connection was closed and another made"
+        assert client.alive
+        assert client.shell("echo still", timeout=WAIT).stdout == b"still\n"
+    finally:
+        release.set()
+        app.close()

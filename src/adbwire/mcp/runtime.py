@@ -190,7 +190,13 @@ async def connect_checked(app: App, serial: str) -> AdbClient:
     devices = app.devices
     client = devices.ready_client(serial)  # connected: no thread needed
     if client is None:  # waiting to connect takes a turn of this device's, no shared thread
-        client = await devices.lane(serial).run(devices.client, serial)
+
+        def shared_client() -> tuple[AdbClient]:
+            # In a tuple: a result its cancelled caller never sees is closed, but this
+            # connection is the registry's, shared by every caller of the device.
+            return (devices.client(serial),)
+
+        (client,) = await devices.lane(serial).run(shared_client)
     if app.policy.emulators_only:
         flag = devices.cached_emulator_flag(serial)
         if flag is None:
