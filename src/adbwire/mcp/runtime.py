@@ -196,7 +196,8 @@ async def connect_checked(app: App, serial: str) -> AdbClient:
             # connection is the registry's, shared by every caller of the device.
             return (devices.client(serial),)
 
-        (client,) = await devices.lane(serial).run(shared_client)
+        (fresh,) = await devices.lane(serial).run(shared_client)
+        client = fresh
     if app.policy.emulators_only:
         flag = devices.cached_emulator_flag(serial)
         if flag is None:
