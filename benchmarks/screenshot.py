@@ -75,6 +75,7 @@ def side_by_side(
     from adbwire.device.parsers.screencap import RAW_HEADER_BYTES, raw_frame_limit  # noqa: PLC0415
     from adbwire.device.screen import ScreenHistory, take_screenshot  # noqa: PLC0415
     from adbwire.device.screen.frame_pool import Lease  # noqa: PLC0415
+    from adbwire.device.screen.path_choice import MIN_SAMPLES  # noqa: PLC0415
     from adbwire.device.screen.read_frame import FrameReader  # noqa: PLC0415
 
     def fetch() -> None:
@@ -93,7 +94,7 @@ def side_by_side(
         sides["adb exec-out screencap -p"] = _adb_side(adb, serial, "-p")
     if mcp is not None:
         sides["mcp screenshot"] = lambda: mcp.call("screenshot", {})
-    for _ in range(4):  # the capture path's warm-up (raw, PNG, raw, PNG)
+    for _ in range(2 * MIN_SAMPLES):  # the capture path's warm-up (raw, PNG, raw, ...)
         take_screenshot(client, history=history)
     wall, cpu = _turns(sides, calls)
     result: dict[str, Any] = {name: summary_ms(values) for name, values in wall.items()}
@@ -171,6 +172,7 @@ def slow_phone(public_key: Path) -> Iterator[str]:
 
 def slow_link(private_key: Path, public_key: Path, calls: int) -> dict[str, Any]:
     from adbwire.device.screen import ScreenHistory, take_screenshot  # noqa: PLC0415
+    from adbwire.device.screen.path_choice import MIN_SAMPLES  # noqa: PLC0415
     from adbwire.wire.client import AdbClient  # noqa: PLC0415
     from adbwire.wire.keys import load_key  # noqa: PLC0415
 
@@ -179,7 +181,7 @@ def slow_link(private_key: Path, public_key: Path, calls: int) -> dict[str, Any]
         AdbClient.connect_tcp(address, [load_key(private_key)]) as client,
     ):
         history = ScreenHistory()
-        for _ in range(4):  # raw, PNG, raw, PNG: each path measured twice
+        for _ in range(2 * MIN_SAMPLES):  # raw, PNG, raw, ...: each path measured
             take_screenshot(client, history=history)
         paths = history.capture_paths(client.serial)
         sides: dict[str, Callable[[], object]] = {

@@ -45,7 +45,7 @@ def warmed(raw: tuple[float, float], png: tuple[float, float], clock: Clock) -> 
     return paths
 
 
-def test_each_path_is_tried_twice_raw_first() -> None:
+def test_each_path_is_tried_min_samples_times_raw_first() -> None:
     paths = CapturePaths(Clock())
     taken = []
     for _ in range(2 * MIN_SAMPLES):
@@ -53,6 +53,19 @@ def test_each_path_is_tried_twice_raw_first() -> None:
         taken.append(path)
         paths.record(path, 0.1, RAW if path == "raw" else PNG, 0.05)
     assert taken == ["raw", "png"] * MIN_SAMPLES
+
+
+def test_raw_frames_slow_only_at_first_are_still_chosen() -> None:
+    # A session's first captures pay for warming up (the device's first frames, the host's
+    # first buffers): two slow raw frames must not hide a raw path that is then fastest.
+    paths = CapturePaths(Clock())
+    raw_seconds = iter([0.25, 0.28] + [0.03] * 20)
+    taken = []
+    for _ in range(10):
+        path = paths.choose()
+        taken.append(path)
+        paths.record(path, next(raw_seconds) if path == "raw" else 0.07, PNG, 0.0)
+    assert taken[-3:] == ["raw"] * 3, taken
 
 
 def test_a_slow_link_prefers_the_device_png() -> None:

@@ -14,8 +14,9 @@ device and the link, so it is measured, per device:
 - a path's cost is split into a fixed part (device encode, host decode, round trips) and
   its bytes over the link rate, so when the rate changes both predictions follow at once;
 - the cheaper prediction is taken; each path is tried ``MIN_SAMPLES`` times first (raw,
-  PNG, raw, PNG: a device's first capture is often slow), and the other path is tried again
-  every ``RECHECK_EVERY`` captures or ``RECHECK_SECONDS``.
+  PNG, raw, PNG, raw, PNG: a device's first captures are often slow, and with two samples
+  a path whose first two were slow stayed unused for ``RECHECK_EVERY`` captures), and the
+  other path is tried again every ``RECHECK_EVERY`` captures or ``RECHECK_SECONDS``.
 
 A path's fixed part is the least of its last ``KEPT`` samples: what it costs when nothing
 else gets in the way, so one slow capture on a busy machine does not flip the choice. The
@@ -36,7 +37,7 @@ CapturePath = Literal["raw", "png"]
 RECHECK_EVERY = 25
 RECHECK_SECONDS = 300.0
 RATE_MIN_BYTES = 256 * 1024
-MIN_SAMPLES = 2
+MIN_SAMPLES = 3
 KEPT = 5
 WEIGHT = 0.5
 
