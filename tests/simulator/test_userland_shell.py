@@ -266,6 +266,14 @@ def test_ppid_names_the_parent_process(tmp_path: Path) -> None:
         ("set x y z; echo $3", "z\n", "", 0),
         ("set -o pipefail; false | true; echo $?", "1\n", "", 0),
         ("set -eo pipefail; false | true; echo no", "", "", 1),
+        ("set -u; echo $nope; echo no", "", "/system/bin/sh: nope: parameter not set\n", 1),
+        (
+            "set -u; echo ${nope:-d} $#; (echo $nope); echo $?",
+            "d 0\n1\n",
+            "/system/bin/sh: nope: parameter not set\n",
+            0,
+        ),
+        ("set -u; set +u; echo $nope ok", "ok\n", "", 0),
         ("set -o pipefail -e; false; echo no", "", "", 1),
         ("set -o pipefail; (exit 2) | (exit 3) | true; echo $?", "3\n", "", 0),
         ("set -eo pipefail; set +o pipefail; false | true; echo $?", "0\n", "", 0),
@@ -277,6 +285,6 @@ def test_set_options_and_parameters(
     tmp_path: Path, command: str, out: str, err: str, status: int
 ) -> None:
     """mksh's `set`: errexit (not in conditions, && / || lists but their last command, or
-    after `!`), xtrace with PS4 `+ `, pipefail, and the positional parameters."""
+    after `!`), nounset, xtrace with PS4 `+ `, pipefail, and the positional parameters."""
     result = run(make_userland(tmp_path), command)
     assert (result.out, result.err, result.status) == (out, err, status)

@@ -13,15 +13,22 @@ from typing import Protocol
 
 from adbwire.shell_syntax.lexer import Arith, CmdSub, Lit, Param, Word
 from adbwire.testing.device_files import FsError
-from adbwire.testing.userland.shell.arith import evaluate
+from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 
 Segment = tuple[str, bool]  # (text, literal): literal text never splits and never globs
 IFS_WHITESPACE = " \t\n"
 _GLOB_CHARS = "*?["
 
 
+class UnsetParameter(ArithmeticFailure):
+    """`set -u` and a parameter that is not set: an expansion error, as mksh's
+    `sh: NAME: parameter not set` (it ends a non-interactive shell, like $((1/0)))."""
+
+
 class ExpansionHost(Protocol):
     """What expansion needs from the shell that runs it."""
+
+    options: set[str]
 
     def get_var(self, name: str) -> str | None: ...
 
@@ -66,6 +73,8 @@ def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
     value = host.special_param(part.name)
     if value is None:
         value = host.get_var(part.name)
+    if value is None and part.default is None and "nounset" in host.options:
+        raise UnsetParameter(f"{part.name}: parameter not set")
     if part.length:
         return str(len(value or ""))
     if not value and part.default is not None:
