@@ -129,12 +129,19 @@ def test_simulate_devices_prints_every_address_and_stops_on_sigterm() -> None:
             process.wait(10)
 
 
-def test_a_built_userland_is_frozen_out_of_full_collections() -> None:
-    with DeviceFarm(2, OPEN) as farm:
+def test_a_built_userland_is_frozen_out_of_full_collections_when_asked() -> None:
+    with DeviceFarm(2, OPEN) as farm:  # in-process default: the process's collector untouched
         before = gc.get_freeze_count()
         with AdbClient.connect_tcp(farm.addresses[0], []) as client:
             client.shell("true")
-        assert gc.get_freeze_count() > before
+        assert gc.get_freeze_count() == before
+    try:
+        with DeviceFarm(2, OPEN, freeze_built=True) as farm:
+            with AdbClient.connect_tcp(farm.addresses[0], []) as client:
+                client.shell("true")
+            assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()  # the rest of the test session keeps its collector as it was
 
 
 def test_one_device_failing_to_accept_leaves_the_others_accepting(

@@ -282,7 +282,7 @@ def _run_farm(count: int, options: DeviceOptions, scenario: Scenario) -> int:
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
-    farm = DeviceFarm(count, options, first_port=options.port, scenario=scenario)
+    farm = DeviceFarm(count, options, first_port=options.port, scenario=scenario, freeze_built=True)
     try:
         farm.start()
     except OSError as error:

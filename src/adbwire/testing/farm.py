@@ -11,8 +11,10 @@ otherwise cost at start is deferred or shared, so a device costs about 0.1 MiB u
 - one thread accepts for every device (epoll over their listeners), not one per device;
 - the scenario is parsed once; each device's userland (its /system/bin, its files) is
   built by its first command, not at start, so `start` takes milliseconds per device;
-- a built userland is frozen out of the garbage collector's full passes (`gc.freeze`),
-  which otherwise paused every device for 0.1 s per 300 built ones.
+- with `freeze_built` (what `adbwire simulate --devices` sets), a built userland is
+  frozen out of the garbage collector's full passes (`gc.freeze`), which otherwise paused
+  every device for 0.1 s per 300 built ones. `gc.freeze` acts on the whole process, so an
+  in-process farm (a test suite's) leaves it off unless asked.
 
 Banners come from the scenario's properties (the farm passes them in the options), so a
 connection needs no userland until it runs something.
@@ -48,9 +50,10 @@ MAX_FARM_DEVICES: Final = 5000
 class LazyUserland:
     """A `Userland` built on first use: a farm of idle devices costs no /system/bin trees."""
 
-    def __init__(self, scenario: Scenario, files: DeviceFiles) -> None:
+    def __init__(self, scenario: Scenario, files: DeviceFiles, *, freeze: bool = False) -> None:
         self._scenario = scenario
         self._files = files
+        self._freeze = freeze
         self._userland: UserlandLike | None = None
         self._lock = threading.Lock()
 
@@ -71,8 +74,9 @@ class LazyUserland:
                     # leaves the collector's sight (gc.freeze) once garbage is gone (cheap:
                     # what earlier builds left is frozen already); what commands create
                     # afterwards is collected as usual.
-                    gc.collect()
-                    gc.freeze()
+                    if self._freeze:
+                        gc.collect()
+                        gc.freeze()
                 userland = self._userland
         return userland
 
@@ -111,6 +115,7 @@ class DeviceFarm:
         first_port: int = 0,
         scenario: Scenario | None = None,
         serial_prefix: str = "SIM",
+        freeze_built: bool = False,
     ) -> None:
         if not 1 <= count <= MAX_FARM_DEVICES:
             raise ValueError(f"a farm holds 1..{MAX_FARM_DEVICES} devices, not {count}")
@@ -121,6 +126,7 @@ class DeviceFarm:
         self.first_port = first_port
         self.scenario = scenario if scenario is not None else load_scenario()
         self.serial_prefix = serial_prefix
+        self.freeze_built = freeze_built
         self.devices: list[SimulatedDevice] = []
         self._selector: selectors.BaseSelector | None = None
         self._wake_r: socket.socket | None = None
@@ -170,7 +176,7 @@ class DeviceFarm:
         options = replace(self.options, port=port, banner_properties=banner)
 
         def userland(files: DeviceFiles) -> UserlandLike:
-            return LazyUserland(scenario, files)
+            return LazyUserland(scenario, files, freeze=self.freeze_built)
 
         return SimulatedDevice(options, userland_factory=userland)
 
