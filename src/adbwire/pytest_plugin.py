@@ -181,11 +181,15 @@ def adbwire_mcp(
     traces = request.node.stash.setdefault(_TRACES, [])
 
     def new_trace() -> Path:
+        from adbwire.mcp.trace import new_trace_dir  # noqa: PLC0415
+
         base = request.config.getoption(TRACE_DIR_OPTION) or (
             tmp_path_factory.getbasetemp() / "adbwire-traces"
         )
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)[-120:]
-        trace = Path(base) / (name if not traces else f"{name}-{len(traces) + 1}")
+        # a new directory each time: a --adbwire-trace-dir kept from an earlier run may
+        # hold this test's trace already
+        trace = new_trace_dir(Path(base), name)
         traces.append(trace)
         return trace
 
