@@ -3,6 +3,7 @@ made to it there arrives as a stream the device opens, relayed to a host port.""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import logging
@@ -196,6 +197,34 @@ def test_a_host_out_of_sockets_closes_the_stream_and_goes_on(
         assert sock.recv(10) == b""
     assert run(connection, "echo alive").stdout == b"alive\n"
     assert reverser.active_streams == 0
+
+
+def test_closing_ends_relays_to_a_device_app_that_never_reads(
+    connection: Connection,
+) -> None:
+    """The host side writes without end, the app on the device never reads: the relay
+    blocks for credit, and closing the forwarder still ends it (bounded), link intact."""
+    sent = threading.Event()
+
+    def flood(conn: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                conn.sendall(b"x" * 65536)
+                sent.set()
+
+    with loopback_server(flood) as server:
+        reverser = ReverseForwarder(connection)
+        device_port = free_port()
+        reverser.reverse(f"tcp:{device_port}", f"tcp:{server.port}")
+        with device_dial(device_port):
+            assert sent.wait(WAIT), "the host side never started writing"
+            assert wait_until(lambda: reverser.active_streams == 1)
+            closer = threading.Thread(target=reverser.close)
+            closer.start()
+            closer.join(WAIT + CLEANUP_SECONDS)
+            assert not closer.is_alive(), "closing hung on a relay waiting for credit"
+        assert reverser.active_streams == 0
+    assert run(connection, "echo alive").stdout == b"alive\n"
 
 
 def test_the_stream_cap_refuses_extra_streams(
