@@ -39,3 +39,19 @@ def test_edge_sizes_round_trip_compressed(
         )
         assert count == size
         assert v2_device.files.read_bytes(remote + "s") == data, size
+
+
+def test_edge_sizes_round_trip_raw_on_v1_and_v2(sync_device: SyncDevice, tmp_path: Path) -> None:
+    """The same sizes uncompressed, on a device with and without sendrecv_v2 (`-z any` on a
+    v1 device is raw)."""
+    client = sync_device.client
+    for size in SIZES:
+        data = os.urandom(size)
+        local = tmp_path / f"f{size}"
+        local.write_bytes(data)
+        remote = f"/data/local/tmp/f{size}"
+        assert client.push([local], remote, compression=Compression.ANY).ok
+        assert sync_device.files.read_bytes(remote) == data, size
+        back = tmp_path / f"b{size}"
+        assert client.pull([remote], back, compression=Compression.ANY).ok
+        assert back.read_bytes() == data, size
