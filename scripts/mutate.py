@@ -307,7 +307,9 @@ def report(module: str, arguments: argparse.Namespace, outcomes: list[Outcome], 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("module", help="the module to mutate, e.g. src/adbwire/mcp/safety/confirm.py")
+    parser.add_argument(
+        "module", help="the module to mutate, e.g. src/adbwire/mcp/safety/confirm.py"
+    )
     parser.add_argument("--tests", nargs="+", help="test paths or globs (default: per module)")
     parser.add_argument("--sample", type=int, default=60, help="mutants to try (default 60)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the sample (default 1)")
