@@ -5,7 +5,7 @@ never in LocalProtocolError (a bug of ours) or any other exception."""
 from __future__ import annotations
 
 import hypothesis
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from adbwire.errors import AuthRejectedError, RemoteProtocolError
@@ -56,6 +56,16 @@ def device_packets(draw: st.DrawFn) -> tuple[int, int, int, bytes]:
     st.sampled_from(["connecting", "online", "stream open"]),
     st.sampled_from(ONLINE_BANNERS),
     st.lists(st.tuples(st.booleans(), device_packets()), max_size=24),
+)
+@example(  # found by CI: an OKAY taking credit back (a negative count) woke a writer
+    start="online",
+    banner=b"device::features=delayed_ack",
+    steps=[
+        (False, (P.A_OKAY, 1, 1, b"")),
+        (True, (P.A_OKAY, 1, 1, b"")),
+        (True, (P.A_OKAY, 1, 2, b"\xff\xff\xff\xff")),
+        (False, (P.A_OKAY, 1, 2, b"\xff\xff\xff\xff")),
+    ],
 )
 def test_any_device_packet_sequence_gives_events_or_a_device_fault(
     start: str, banner: bytes, steps: list[tuple[bool, tuple[int, int, int, bytes]]]

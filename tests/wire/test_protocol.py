@@ -234,8 +234,9 @@ def test_delayed_ack_windows() -> None:
     assert not protocol.can_write(local_id)
     feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<I", 4096)))
     assert protocol.write_limit(local_id) == 4096
-    feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<i", -4096)))
+    taken_back = feed(protocol, P.Packet(P.A_OKAY, 5, local_id, struct.pack("<i", -4096)))
     assert not protocol.can_write(local_id), "acknowledged counts are signed"
+    assert taken_back == [], "no writer is woken when the credit is not positive"
     batch = protocol.receive_window // ACK_BATCH_FRACTION
     assert protocol.acknowledge(local_id, 1234) is None, "small reads are acknowledged together"
     assert protocol.acknowledge(local_id, batch - 1235) is None

@@ -415,6 +415,8 @@ class HostProtocol:
             stream.send_credit += credit
         else:
             stream.send_credit = 1
+        if stream.send_credit <= 0:
+            return []  # a signed count can take credit back: nothing to write yet
         return [StreamWritable(stream.local_id)]
 
     def _credit_from(self, payload: bytes | bytearray | memoryview) -> int | None:
