@@ -355,3 +355,44 @@ def test_closing_waits_a_bounded_time_for_a_device_that_does_not_answer(
     finally:
         sim_device.state.faults.release_stalls()
         link.close()
+
+
+@contextlib.contextmanager
+def host_port_that_never_answers() -> Iterator[int]:
+    """A listener whose accept queue is full: Linux drops the SYNs of further connects on
+    loopback, so connecting there hangs until the connector gives up."""
+    listener = socket.create_server(("127.0.0.1", 0), backlog=0)
+    filler = socket.create_connection(listener.getsockname(), timeout=WAIT)
+    probe = socket.socket()
+    probe.settimeout(0.2)
+    try:
+        with pytest.raises(TimeoutError):
+            probe.connect(listener.getsockname())  # checks the queue really is full
+        yield listener.getsockname()[1]
+    finally:
+        for sock in (probe, filler, listener):
+            sock.close()
+
+
+def test_connecting_to_a_host_port_that_hangs_gives_up_at_the_deadline(
+    connection: Connection, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The host port never completes the TCP handshake: the relay gives up after its
+    connect timeout, closes the device's connection and the link goes on."""
+    connect_timeout = 0.5
+    with (
+        host_port_that_never_answers() as hung_port,
+        ReverseForwarder(connection, connect_timeout=connect_timeout) as reverser,
+        caplog.at_level(logging.WARNING, logger=reverse_module.__name__),
+    ):
+        device_port = free_port()
+        reverser.reverse(f"tcp:{device_port}", f"tcp:{hung_port}")
+        with device_dial(device_port) as sock:
+            started = time.monotonic()
+            assert sock.recv(10) == b"", "the device's connection was not closed"
+            waited = time.monotonic() - started
+        assert waited >= connect_timeout * 0.8, "closed before the deadline: not a hang"
+        assert waited < reverse_module.CONNECT_SECONDS, "the given deadline was not used"
+        assert wait_until(lambda: reverser.active_streams == 0)
+    assert any("cannot connect" in record.getMessage() for record in caplog.records)
+    assert run(connection, "echo alive").stdout == b"alive\n"
