@@ -40,6 +40,7 @@ SANS_IO = (
     "wire/packets.py",
     "wire/banner.py",
     "wire/protocol.py",
+    "wire/protocol_events.py",
     "wire/services/shell_protocol.py",
     "wire/services/sync/codec.py",
     "wire/services/sync/parser.py",
