@@ -118,3 +118,36 @@ def test_fallback_order_and_null_current_focus() -> None:
     assert parse_window_focus("  imeLayeringTarget in display# 0 null\n").current_focus is None
     real = parse_window_focus("  mCurrentFocus=Window{9 u0 com.d/com.d.X}\n")
     assert real.source == "mCurrentFocus" and real.focused_app is None  # no guessing then
+
+
+ZILLOW_POPUP = "dumpsys_window/zillow_popup_windows_no_current_focus.txt"
+ZILLOW_APP = Component(
+    "com.zillow.android.zillowmap", "com.zillow.android.appshell.MainTabActivity"
+)
+
+
+def test_an_ime_target_without_an_app_falls_back_to_the_top_visible_app_window() -> None:
+    """A real Android 15-era dump with neither mCurrentFocus nor mFocusedApp, whose IME
+    targets name a "Pop-Up Window": the app comes from the top visible window that has an
+    mActivityRecord (the pop-up's own), not from the hidden launcher or settings below."""
+    focus = parse_window_focus(device_output(ZILLOW_POPUP))
+    assert (focus.current_focus, focus.source) == ("Pop-Up Window", "imeInputTarget")
+    assert focus.focus_component is None and focus.app_component == ZILLOW_APP
+    assert focus.package == "com.zillow.android.zillowmap"
+    assert focus.focused_app == "com.zillow.android.zillowmap/" + ZILLOW_APP.class_name
+
+
+def test_a_window_list_alone_gives_its_top_visible_app_window() -> None:
+    text = device_output(ZILLOW_POPUP)
+    without_targets = "\n".join(line for line in text.splitlines() if "imeL" not in line)
+    without_targets = "\n".join(
+        line for line in without_targets.splitlines() if " in display# " not in line
+    )
+    focus = parse_window_focus(without_targets)
+    assert (focus.current_focus, focus.source) == ("Pop-Up Window", "visible app window")
+    assert focus.app_component == ZILLOW_APP
+    # windows hidden (isVisible=false) or without an activity are passed over
+    hidden = without_targets.replace("isVisible=true", "isVisible=false").replace(
+        "isOnScreen=true", "isOnScreen=false"
+    )
+    assert parse_window_focus(hidden).current_focus is None

@@ -32,6 +32,17 @@ FALLBACK_KEYS = (
 _FALLBACK_LINE = re.compile(
     r"^\s*(?P<key>" + "|".join(FALLBACK_KEYS) + r")(?:=| in display# ?\d+ )(?P<value>.*)$"
 )
+# `dumpsys window windows` lists windows top first, each under "Window #N Window{...}:";
+# an app's window names its activity ("mActivityRecord=ActivityRecord{...}"), and
+# "isVisible=true" (Android 10+) or "isOnScreen=true" says it is shown. The top visible
+# app window is the last resort when no focus line names an app (an IME target that is a
+# "Pop-Up Window", or none at all).
+_WINDOW_BLOCK = re.compile(r"^\s*Window #\d+ (Window\{.*\}):\s*$")
+_ACTIVITY_RECORD_LINE = re.compile(r"^\s*mActivityRecord=(.*)$")
+_SHOWN_LINE = re.compile(r"^\s*(?:isVisible|isOnScreen)=true\s*$")
+VISIBLE_APP_WINDOW = "visible app window"
+WINDOW_LIST_KEYS = ("Window #", "mActivityRecord=", "isVisible=true", "isOnScreen=true")
+"""What a grep must keep of a window list for the top visible app window."""
 
 DialogKind = Literal["anr", "crash"]
 _DIALOG_TITLES: dict[str, DialogKind] = {
@@ -89,18 +100,46 @@ def _window_title(value: str) -> str | None:
     return match.group(1).strip() if match else value
 
 
+class _WindowList:
+    """The top visible app window of a window list, read a line at a time."""
+
+    def __init__(self) -> None:
+        self.top: tuple[str | None, Component] | None = None
+        self._title: str | None = None
+        self._app: Component | None = None
+        self._shown = False
+
+    def read(self, line: str) -> None:
+        if self.top is not None:
+            return
+        if (match := _WINDOW_BLOCK.match(line)) is not None:
+            self._title, self._app, self._shown = _window_title(match.group(1)), None, False
+        elif (match := _ACTIVITY_RECORD_LINE.match(line)) is not None:
+            self._app = component_in_activity_record(match.group(1))
+        elif _SHOWN_LINE.match(line):
+            self._shown = True
+        else:
+            return
+        if self._shown and self._app is not None:
+            self.top = (self._title, self._app)
+
+
 def parse_window_focus(text: str) -> WindowFocus:
     """Parse ``dumpsys window`` (or ``dumpsys window windows|displays``) for the focus.
 
     The first ``mCurrentFocus=`` and ``mFocusedApp=`` lines are used (the default display
     comes first). Without a ``mCurrentFocus`` line (or with ``mCurrentFocus=null``), the
     first of ``FALLBACK_KEYS`` that names a window is used, and an activity window found so
-    stands in for a missing ``mFocusedApp``; ``source`` says which line it was. Missing lines
-    give ``None`` fields, never an error.
+    stands in for a missing ``mFocusedApp``. When none of those names an app (an IME target
+    such as ``Pop-Up Window``, or no line at all), the top visible window with an
+    ``mActivityRecord`` gives the app (and the title, when there was none: source
+    ``VISIBLE_APP_WINDOW``); ``source`` says which line it was. Missing lines give ``None``
+    fields, never an error.
     """
     focus_value: str | None = None
     app_value: str | None = None
     fallbacks: dict[str, str] = {}
+    windows = _WindowList()
     for line in lines_of(text):
         if focus_value is None and (match := _FOCUS_LINE.match(line)):
             focus_value = match.group(1)
@@ -108,6 +147,8 @@ def parse_window_focus(text: str) -> WindowFocus:
             app_value = match.group(1)
         elif (match := _FALLBACK_LINE.match(line)) is not None:
             fallbacks.setdefault(match.group("key"), match.group("value"))
+        else:
+            windows.read(line)
 
     source = "mCurrentFocus" if focus_value is not None else None
     title = _window_title(focus_value) if focus_value is not None else None
@@ -121,6 +162,11 @@ def parse_window_focus(text: str) -> WindowFocus:
     app_component = component_in_activity_record(app_value) if app_value else None
     if app_component is None and source != "mCurrentFocus":
         app_component = focus_component
+    if focus_component is None and app_component is None and windows.top is not None:
+        shown_title, app_component = windows.top
+        if title is None:
+            title, source = shown_title, VISIBLE_APP_WINDOW
+            focus_component = parse_component(title) if title else None
     dialog: DialogKind | None = None
     dialog_process: str | None = None
     if title:

@@ -20,7 +20,8 @@ from adbwire.device.parsers import (
     parse_ui_xml,
     parse_window_focus,
 )
-from adbwire.device.parsers.window import FALLBACK_KEYS
+from adbwire.device.parsers.activities import parse_activities
+from adbwire.device.parsers.window import FALLBACK_KEYS, WINDOW_LIST_KEYS
 from adbwire.device.ui.dump import DEFAULT_TIMEOUT, Method, dump_ui
 from adbwire.errors import AdbwireError
 from adbwire.wire.client import AdbClient
@@ -28,6 +29,12 @@ from adbwire.wire.client import AdbClient
 FOCUS_GREP = "grep -E '" + "|".join(("mCurrentFocus=", "mFocusedApp=", *FALLBACK_KEYS)) + "'"
 """Keeps the lines ``parse_window_focus`` reads from a ``dumpsys window`` dump."""
 _FOCUS_LINES = "dumpsys window windows | " + FOCUS_GREP
+_WINDOW_LIST_LINES = (
+    "dumpsys window windows | grep -E '"
+    + "|".join(("mCurrentFocus=", "mFocusedApp=", *FALLBACK_KEYS, *WINDOW_LIST_KEYS))
+    + "'"
+)
+RESUMED_ACTIVITY = "ResumedActivity"
 
 
 @dataclass(frozen=True)
@@ -59,10 +66,33 @@ def focused_window(client: AdbClient) -> WindowFocus | None:
     """The focused window and app, or None when ``dumpsys window`` cannot be read."""
     try:
         result = commands.run_line(client, _FOCUS_LINES, timeout=DEFAULT_TIMEOUT)
+        focus = parse_window_focus(commands.decode(result.stdout))
+        if focus.package is None and focus.source != "mCurrentFocus":
+            focus = _focus_without_focus_lines(client)
     except AdbwireError:
         return None
-    focus = parse_window_focus(commands.decode(result.stdout))
     return focus if focus.current_focus or focus.focused_app else None
+
+
+def _focus_without_focus_lines(client: AdbClient) -> WindowFocus:
+    """No line named the focused app (some vendors' builds print no ``mCurrentFocus``, an
+    IME target can be a ``Pop-Up Window``): the top visible app window, else the resumed
+    activity of ``dumpsys activity activities``. Only such devices pay the extra reads."""
+    listed = commands.run_line(client, _WINDOW_LIST_LINES, timeout=DEFAULT_TIMEOUT)
+    focus = parse_window_focus(commands.decode(listed.stdout))
+    if focus.package is not None:
+        return focus
+    activities = commands.run_line(client, "dumpsys activity activities", timeout=DEFAULT_TIMEOUT)
+    resumed = parse_activities(commands.decode(activities.stdout)).focused
+    if resumed is None:
+        return focus
+    if focus.current_focus is not None:  # a window without an app, such as a pop-up
+        return WindowFocus(
+            focus.current_focus, resumed.short, None, resumed, None, None, RESUMED_ACTIVITY
+        )
+    return WindowFocus(
+        resumed.flattened, resumed.short, resumed, resumed, None, None, RESUMED_ACTIVITY
+    )
 
 
 def read_ui(
