@@ -123,41 +123,53 @@ def test_real_samples_hold_no_crash() -> None:
         assert find_anrs(entries) == []
 
 
+TILAPIA = "logcat/tombstone_brief_tilapia_android5.1_frida.txt"
+
+
 def test_real_native_crash_joins_libc_line_and_tombstone() -> None:
-    entries = parse_logcat(device_output("logcat/tombstone_samsung_android16_excerpt.txt"))
+    """Android 5.1 (`-v brief`): libc names the crashing thread only; debuggerd's lines
+    carry its own pid (119), and an ActivityManager line falls between the frames."""
+    entries = parse_logcat(device_output(TILAPIA))
     (crash,) = crash_history(entries)
     assert isinstance(crash, Crash)
-    assert (crash.kind, crash.pid, crash.exception_type) == ("native", 29478, "SIGSEGV")
-    assert crash.process == "cm.enspy.masalle"  # the tombstone's name, not libc's 15 chars
-    assert crash.timestamp == "09-29 00:19:42.786"  # when it died (libc), not when dumped
-    assert crash.root_cause_message == (
-        "SEGV_MAPERR, fault addr 0x0000000000000000: null pointer dereference"
-    )
-    assert len(crash.stack) == 5
-    assert (
-        crash.stack[0].startswith("#00 pc 0000000000002fb0")
-        and "LireHauteurPlafond" in (crash.stack[0])
-    )
-    # the package filter finds it by the full name, and by libc's cut name alone
-    assert last_crash(entries, package="cm.enspy.masalle") == crash
-    libc_only = [e for e in entries if e.tag == "libc"]
-    assert last_crash(libc_only, package="cm.enspy.masalle") is not None
-    assert last_crash(libc_only, package="enspy.masalle") is None
+    assert (crash.kind, crash.pid, crash.exception_type) == ("native", 5061, "SIGSEGV")
+    assert (crash.process, crash.thread) == ("com.XXXXX.xxx", "Thread-329")
+    assert crash.root_cause_message == "SEGV_MAPERR, fault addr 0x30"
+    assert [frame.split()[0] for frame in crash.stack] == ["#00", "#01", "#02"]
+    assert crash.stack[0].endswith("/system/lib/libart.so")  # a frame without a symbol
+    assert "artQuickGenericJniTrampoline+34" in crash.stack[1]
+    assert last_crash(entries, package="com.XXXXX.xxx") == crash
+    assert last_crash(entries, package="Thread-329") is None  # a thread is not a package
 
 
 def test_real_tombstone_without_a_libc_line() -> None:
-    entries = parse_logcat(device_output("logcat/tombstone_bullhead_android8_mediacodec.txt"))
+    """The same tombstone when the log no longer holds libc's line (a ring buffer, or a
+    dump of the crash buffer taken later)."""
+    entries = [e for e in parse_logcat(device_output(TILAPIA)) if e.tag != "libc"]
     (crash,) = find_crashes(entries)
     assert (crash.kind, crash.pid, crash.process, crash.thread) == (
         "native",
-        4171,
-        "android.hardwar",
-        "media.codec",
+        5061,
+        "com.XXXXX.xxx",
+        "Thread-329",
     )
-    assert crash.root_cause_message == "SEGV_MAPERR, fault addr 0x212ce611"
-    assert [line.split()[0] for line in crash.stack] == [f"#{n:02d}" for n in range(12)]
-    assert crash.stack[5].endswith("libstagefright_omx.so")  # a frame without a symbol
-    assert crash_history(entries, package="media.codec") == []
+    assert len(crash.stack) == 3
+    assert crash_history(entries, package="Thread-329") == []
+
+
+def test_libc_names_the_process_by_its_last_15_characters() -> None:
+    """Android 10+ libc lines name the process as the kernel keeps it (15 characters, the
+    start cut off); with no tombstone left, the package filter still finds the crash by
+    that cut name, and only by a name it could be cut from. Hand-written, in that format."""
+    line = (
+        "09-29 00:19:42.786 29478 29502 F libc    : Fatal signal 11 (SIGSEGV), code 1 "
+        "(SEGV_MAPERR), fault addr 0x0 in tid 29502 (xample.notes.db), pid 29478 "
+        "(xample.notes.db)\n"
+    )
+    entries = parse_logcat(line)
+    assert last_crash(entries, package="com.example.notes.db") is not None
+    assert last_crash(entries, package="example.notes.db") is not None
+    assert last_crash(entries, package="com.example.notes") is None
 
 
 def test_history_orders_java_native_and_anr_newest_first() -> None:

@@ -28,8 +28,8 @@ _ANR = re.compile(r"^ANR in (?P<process>\S+)(?: \((?P<component>[^)]*)\))?")
 
 CrashKind = Literal["java", "native"]
 COMM_LENGTH = 15
-"""The kernel keeps 15 characters of a process name: libc's line names ``m.enspy.masalle``
-for ``cm.enspy.masalle``."""
+"""The kernel keeps 15 characters of a process name: libc's line names ``xample.notes.db``
+for ``com.example.notes.db``."""
 
 
 @dataclass(frozen=True)

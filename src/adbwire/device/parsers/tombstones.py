@@ -3,12 +3,12 @@
 A tombstone in the log starts with a line of ``*** *** ***`` and carries, among register
 dumps and memory maps, the lines an agent needs::
 
-    pid: 29478, tid: 29502, name: m.enspy.masalle  >>> cm.enspy.masalle <<<
+    pid: 29478, tid: 29502, name: xample.notes.db  >>> com.example.notes.db <<<
     signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0000000000000000
     Cause: null pointer dereference            (Android 9+)
     Abort message: 'FORTIFY: ...'              (after abort())
     backtrace:
-          #00 pc 0000000000002fb0  /data/app/.../lib/arm64/libx.so (f()+12) (BuildId: ...)
+          #00 pc 0000000000002fb0  /data/app/~~x/lib/arm64/libx.so (f()+12) (BuildId: ...)
 
 Every line of one tombstone comes from one crash_dump (or debuggerd) process, whose pid is
 the log entry's pid; the crashed process is named in the ``pid:`` line.
