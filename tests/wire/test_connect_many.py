@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives import serialization
 
 from adbwire.errors import AdbwireError, ConnectFailedError
 from adbwire.testing import SimulatedDevice
-from adbwire.wire import aio
+from adbwire.wire import aio, rsa_signer
 from adbwire.wire.aio import AsyncAdbClient
 from adbwire.wire.client import AdbClient, connect_tcp_many
 from adbwire.wire.keys import AdbKey, default_key_path, generate_key, load_key
@@ -28,25 +28,39 @@ def _closed_port() -> str:
         return f"127.0.0.1:{sock.getsockname()[1]}"
 
 
+def _count_parses(monkeypatch: pytest.MonkeyPatch) -> tuple[list[bytes], list[bytes]]:
+    """The key contents read by rsa_signer, and those loaded through OpenSSL."""
+    ours: list[bytes] = []
+    openssl: list[bytes] = []
+    real_read = rsa_signer.read_pem_private_key
+    real_load = serialization.load_pem_private_key
+
+    def counting_read(data: bytes) -> rsa_signer.RsaPrivateNumbers | None:
+        ours.append(data)
+        return real_read(data)
+
+    def counting_load(data: bytes, password: bytes | None) -> object:
+        openssl.append(data)
+        return real_load(data, password)
+
+    monkeypatch.setattr(rsa_signer, "read_pem_private_key", counting_read)
+    monkeypatch.setattr(serialization, "load_pem_private_key", counting_load)
+    return ours, openssl
+
+
 def test_a_key_file_is_parsed_once_until_its_content_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "adbkey"
     first = generate_key(path, comment="a@b")
-    parsed: list[bytes] = []
-    real_parse = serialization.load_pem_private_key
-
-    def counting_parse(data: bytes, password: bytes | None) -> object:
-        parsed.append(data)
-        return real_parse(data, password)
-
-    monkeypatch.setattr(serialization, "load_pem_private_key", counting_parse)
-    assert load_key(path).public_key.public_numbers() == first.public_key.public_numbers()
-    assert load_key(path).public_key.public_numbers() == first.public_key.public_numbers()
-    assert len(parsed) <= 1  # the first load may already be known from generate_key's check
+    parsed, openssl = _count_parses(monkeypatch)
+    assert load_key(path).public_numbers == first.public_numbers
+    assert load_key(path).public_numbers == first.public_numbers
+    assert len(parsed) == 1
     second = generate_key(path, comment="a@b", force=True)
-    assert load_key(path).public_key.public_numbers() == second.public_key.public_numbers()
-    assert parsed[-1] == path.read_bytes()
+    assert load_key(path).public_numbers == second.public_numbers
+    assert parsed == [parsed[0], path.read_bytes()] and parsed[0] != parsed[1]
+    assert openssl == []  # adb's own PEM forms never need OpenSSL to be read
 
 
 def test_connect_tcp_without_keys_parses_the_user_key_once(
@@ -54,18 +68,12 @@ def test_connect_tcp_without_keys_parses_the_user_key_once(
 ) -> None:
     default_key_path().parent.mkdir(parents=True, exist_ok=True)
     shutil.copy(adb_key.path, default_key_path())
-    parsed: list[bytes] = []
-    real_parse = serialization.load_pem_private_key
-
-    def counting_parse(data: bytes, password: bytes | None) -> object:
-        parsed.append(data)
-        return real_parse(data, password)
-
-    monkeypatch.setattr(serialization, "load_pem_private_key", counting_parse)
+    parsed, openssl = _count_parses(monkeypatch)
     for _ in range(3):
         with AdbClient.connect_tcp(sim_device.serial) as client:
             assert client.shell("echo ok").stdout == b"ok\n"
     assert len(parsed) <= 1
+    assert openssl == []
 
 
 def test_connect_tcp_many_answers_per_address(

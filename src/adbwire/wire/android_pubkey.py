@@ -18,11 +18,12 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import Final
-
-from cryptography.hazmat.primitives.asymmetric import rsa
+from typing import TYPE_CHECKING, Final
 
 from adbwire.errors import KeyFileError, UsageError
+
+if TYPE_CHECKING:  # the *_numbers functions need no cryptography (a CLI start, issue #20)
+    from cryptography.hazmat.primitives.asymmetric import rsa
 
 MODULUS_BYTES: Final = 256
 MODULUS_WORDS: Final = MODULUS_BYTES // 4
@@ -42,7 +43,11 @@ def _n0inv(modulus: int) -> int:
 def pack_android_pubkey(public_key: rsa.RSAPublicKey) -> bytes:
     """The 524-byte binary struct for a 2048-bit RSA public key (else `UsageError`)."""
     numbers = public_key.public_numbers()
-    modulus, exponent = numbers.n, numbers.e
+    return pack_android_numbers(numbers.n, numbers.e)
+
+
+def pack_android_numbers(modulus: int, exponent: int) -> bytes:
+    """`pack_android_pubkey` for a modulus and public exponent."""
     if (modulus.bit_length() + 7) // 8 != MODULUS_BYTES:
         raise UsageError(
             f"Android public keys hold 2048-bit RSA keys, not {modulus.bit_length()}-bit ones"
@@ -61,6 +66,14 @@ def pack_android_pubkey(public_key: rsa.RSAPublicKey) -> bytes:
 
 def unpack_android_pubkey(raw: bytes, *, source: object = "public key") -> rsa.RSAPublicKey:
     """Parse and check the 524-byte binary struct; errors name `source`."""
+    from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: PLC0415 - see imports
+
+    modulus, exponent = unpack_android_numbers(raw, source=source)
+    return rsa.RSAPublicNumbers(exponent, modulus).public_key()
+
+
+def unpack_android_numbers(raw: bytes, *, source: object = "public key") -> tuple[int, int]:
+    """`unpack_android_pubkey` as (modulus, exponent)."""
     if len(raw) != ENCODED_SIZE:
         raise KeyFileError(
             source,
@@ -88,7 +101,7 @@ def unpack_android_pubkey(raw: bytes, *, source: object = "public key") -> rsa.R
         raise KeyFileError(source, "the n0inv field does not match the modulus")
     if rr != _R_SQUARED % modulus:
         raise KeyFileError(source, "the rr field does not match the modulus")
-    return rsa.RSAPublicNumbers(exponent, modulus).public_key()
+    return modulus, exponent
 
 
 def encode_android_pubkey(public_key: rsa.RSAPublicKey, comment: str | None = None) -> bytes:
@@ -97,7 +110,13 @@ def encode_android_pubkey(public_key: rsa.RSAPublicKey, comment: str | None = No
     adb writes exactly this to `adbkey.pub` (no trailing newline) and sends it, plus a NUL,
     in AUTH RSAPUBLICKEY.
     """
-    text = base64.b64encode(pack_android_pubkey(public_key))
+    numbers = public_key.public_numbers()
+    return encode_android_numbers(numbers.n, numbers.e, comment)
+
+
+def encode_android_numbers(modulus: int, exponent: int, comment: str | None = None) -> bytes:
+    """`encode_android_pubkey` for a modulus and public exponent."""
+    text = base64.b64encode(pack_android_numbers(modulus, exponent))
     if comment is None:
         return text
     return text + b" " + comment.encode("utf-8")
@@ -109,6 +128,14 @@ def decode_android_pubkey(text: str | bytes, *, source: object = "public key") -
     Raises `KeyFileError(source, problem)` for empty text, bad base64, a wrong length,
     a wrong word count or inconsistent fields.
     """
+    from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: PLC0415 - see imports
+
+    modulus, exponent = decode_android_numbers(text, source=source)
+    return rsa.RSAPublicNumbers(exponent, modulus).public_key()
+
+
+def decode_android_numbers(text: str | bytes, *, source: object = "public key") -> tuple[int, int]:
+    """`decode_android_pubkey` as (modulus, exponent)."""
     data = text.encode("utf-8", "replace") if isinstance(text, str) else bytes(text)
     fields = data.rstrip(b"\0").split(None, 1)
     if not fields:
@@ -117,4 +144,4 @@ def decode_android_pubkey(text: str | bytes, *, source: object = "public key") -
         raw = base64.b64decode(fields[0], validate=True)
     except (binascii.Error, ValueError) as error:
         raise KeyFileError(source, f"the public key is not valid base64 ({error})") from None
-    return unpack_android_pubkey(raw, source=source)
+    return unpack_android_numbers(raw, source=source)

@@ -30,20 +30,24 @@ import socket
 import tempfile
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
-
-from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
+from typing import TYPE_CHECKING, Final
 
 from adbwire.errors import KeyFileError, RemoteProtocolError, UsageError
+from adbwire.wire import rsa_signer
 from adbwire.wire.android_pubkey import (
+    decode_android_numbers,
     decode_android_pubkey,
+    encode_android_numbers,
     encode_android_pubkey,
     pack_android_pubkey,
 )
+
+if TYPE_CHECKING:
+    # cryptography loads only when a key is generated or its object is needed (TLS,
+    # pairing, the simulator's check): a CLI command signs with rsa_signer (issue #20).
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 
 __all__ = [
     "TOKEN_SIZE",
@@ -71,20 +75,63 @@ _PRIVATE_MODE: Final = 0o600
 _PUBLIC_MODE: Final = 0o644
 _ANDROID_DIR_MODE: Final = 0o750
 _ALREADY_EXISTS: Final = "already exists; refusing to overwrite a key (use force)"
-# adbd checks RSA_verify(NID_sha1, token): the protocol fixes SHA-1, we do not choose it.
-_TOKEN_HASH: Final = utils.Prehashed(hashes.SHA1())  # noqa: S303
 
 
-@dataclass(frozen=True)
 class AdbKey:
-    """A private key loaded from `path`, ready to answer AUTH tokens."""
+    """A private key loaded from `path`, ready to answer AUTH tokens.
 
-    path: Path
-    private_key: rsa.RSAPrivateKey = field(repr=False, compare=False)
+    Made from a key file's checked RSA numbers (`load_key`: tokens are signed in pure
+    Python, see rsa_signer) or from a cryptography key; `private_key`, the cryptography
+    object TLS and pairing need, is loaded from the file's PEM on first use. Two keys are
+    equal when their paths are.
+    """
+
+    __slots__ = ("_numbers", "_pem", "_private_key", "path")
+
+    def __init__(
+        self,
+        path: Path,
+        private_key: rsa.RSAPrivateKey | None = None,
+        *,
+        numbers: rsa_signer.RsaPrivateNumbers | None = None,
+        pem: bytes | None = None,
+    ) -> None:
+        if private_key is None and (numbers is None or pem is None):
+            raise UsageError("an AdbKey needs a cryptography key or the numbers and PEM")
+        self.path = path
+        self._private_key = private_key
+        self._numbers = numbers
+        self._pem = pem
+
+    def __repr__(self) -> str:
+        return f"AdbKey(path={self.path!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, AdbKey) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
+    @property
+    def private_key(self) -> rsa.RSAPrivateKey:
+        """The cryptography key (parsed from the PEM, with OpenSSL's full check, once)."""
+        if self._private_key is None:
+            assert self._pem is not None  # __init__ sees to it
+            self._private_key = _parse_key(self.path, self._pem)._private_key
+            assert self._private_key is not None
+        return self._private_key
 
     @property
     def public_key(self) -> rsa.RSAPublicKey:
         return self.private_key.public_key()
+
+    @property
+    def public_numbers(self) -> tuple[int, int]:
+        """The modulus and public exponent, (n, e)."""
+        if self._numbers is not None:
+            return self._numbers.n, self._numbers.e
+        numbers = self.private_key.public_key().public_numbers()
+        return numbers.n, numbers.e
 
     def sign(self, token: bytes) -> bytes:
         """Sign an AUTH token the way adbd verifies it (PKCS#1 v1.5, token as SHA-1 digest)."""
@@ -92,11 +139,23 @@ class AdbKey:
             raise RemoteProtocolError(
                 f"the device sent a {len(token)}-byte AUTH token; ADB tokens are {TOKEN_SIZE}"
             )
-        return self.private_key.sign(token, padding.PKCS1v15(), _TOKEN_HASH)
+        if self._numbers is not None:
+            return rsa_signer.sign_token(self._numbers, token)
+        from cryptography.hazmat.primitives.asymmetric import padding  # noqa: PLC0415
+
+        return self.private_key.sign(token, padding.PKCS1v15(), _token_hash())
 
     def public_key_bytes(self) -> bytes:
         """The AUTH RSAPUBLICKEY payload: `BASE64 user@host` and a NUL, as adb sends it."""
-        return encode_android_pubkey(self.public_key, default_key_comment()) + b"\0"
+        return encode_android_numbers(*self.public_numbers, default_key_comment()) + b"\0"
+
+
+def _token_hash() -> Prehashed:
+    """adbd checks RSA_verify(NID_sha1, token): the protocol fixes SHA-1, we do not choose it."""
+    from cryptography.hazmat.primitives import hashes  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import utils  # noqa: PLC0415
+
+    return utils.Prehashed(hashes.SHA1())  # noqa: S303
 
 
 def android_dir() -> Path:
@@ -194,10 +253,10 @@ def load_keys(
     seen: set[tuple[int, int]] = set()
     for path in paths:
         key = load_key(path)
-        numbers = key.public_key.public_numbers()
-        if (numbers.n, numbers.e) in seen:
+        numbers = key.public_numbers
+        if numbers in seen:
             continue
-        seen.add((numbers.n, numbers.e))
+        seen.add(numbers)
         keys.append(key)
         if path == user_key:
             _check_public_file(key)
@@ -213,7 +272,9 @@ def load_key(path: str | os.PathLike[str]) -> AdbKey:
     """Load one PEM private key; `KeyFileError` names the file and says what is wrong.
 
     The file is read every time, but a content already parsed is not parsed again: parsing
-    and checking an RSA key costs about 50 ms, which made every connect_tcp slow.
+    and checking an RSA key through OpenSSL costs about 50 ms, which made every connect_tcp
+    slow. adb's usual forms are read by rsa_signer (no OpenSSL); anything else, and every
+    error message, comes from cryptography's loader.
     """
     path = Path(path)
     data = _read_key_file(path)
@@ -221,7 +282,8 @@ def load_key(path: str | os.PathLike[str]) -> AdbKey:
         known = _PARSED_KEYS.get((path, data))
     if known is not None:
         return known
-    key = _parse_key(path, data)
+    numbers = rsa_signer.read_pem_private_key(data)
+    key = AdbKey(path, numbers=numbers, pem=data) if numbers else _parse_key(path, data)
     with _PARSED_KEYS_LOCK:
         if len(_PARSED_KEYS) >= _MAX_PARSED_KEYS:
             _PARSED_KEYS.clear()
@@ -232,6 +294,10 @@ def load_key(path: str | os.PathLike[str]) -> AdbKey:
 def _parse_key(path: Path, data: bytes) -> AdbKey:
     if b"-----BEGIN" not in data:
         raise KeyFileError(path, "is not a PEM private key (no '-----BEGIN' line)")
+    from cryptography.exceptions import UnsupportedAlgorithm  # noqa: PLC0415 - see imports
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415
+    from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: PLC0415
+
     try:
         private_key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
@@ -282,11 +348,11 @@ def _check_public_file(key: AdbKey) -> None:
         log.warning("%s: cannot be read (%s); it is not needed", public_path, _reason(error))
         return
     try:
-        public_key = decode_android_pubkey(text, source=public_path)
+        modulus, exponent = decode_android_numbers(text, source=public_path)
     except KeyFileError as error:
         log.warning("%s; adb ignores this file too, the key in %s is used", error, key.path)
         return
-    if public_key.public_numbers() != key.public_key.public_numbers():
+    if (modulus, exponent) != key.public_numbers:
         log.warning(
             "%s does not match %s; the key in %s is used (regenerate the .pub to fix this)",
             public_path,
@@ -309,6 +375,9 @@ def generate_key(
         raise KeyFileError(path, "is a directory, expected a key file path")
     if not force and (path.exists() or path.is_symlink()):
         raise KeyFileError(path, _ALREADY_EXISTS)
+    from cryptography.hazmat.primitives import serialization  # noqa: PLC0415 - see imports
+    from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: PLC0415
+
     private_key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
     pem = private_key.private_bytes(
         serialization.Encoding.PEM,
@@ -372,8 +441,11 @@ def verify_signature(android_pubkey_text: str | bytes, token: bytes, signature: 
     public_key = decode_android_pubkey(android_pubkey_text)
     if len(token) != TOKEN_SIZE:
         return False
+    from cryptography.exceptions import InvalidSignature  # noqa: PLC0415 - see imports
+    from cryptography.hazmat.primitives.asymmetric import padding  # noqa: PLC0415
+
     try:
-        public_key.verify(signature, token, padding.PKCS1v15(), _TOKEN_HASH)
+        public_key.verify(signature, token, padding.PKCS1v15(), _token_hash())
     except InvalidSignature:
         return False
     return True
