@@ -75,7 +75,8 @@ class McpSession:
     def echo(self) -> None:
         arguments = {"command": f"echo {ECHO_TEXT}", "reason": "benchmark round trip"}
         result = self.call("run_shell", arguments)
-        stdout = (result.structured_content or {}).get("stdout", "")
+        text = result.content[0].text if result.content else ""  # stdout after the JSON line
+        stdout = text.split("\n", 2)[2] if text.count("\n") >= 2 else ""
         if stdout.strip() != ECHO_TEXT:
             raise RuntimeError(f"MCP run_shell answered {result.structured_content!r}")
 

@@ -128,6 +128,23 @@ def data_of(result: types.CallToolResult) -> dict[str, Any]:
     return data
 
 
+def payload_text(result: types.CallToolResult) -> str:
+    """The large payload (a UI tree, log lines, stacks, shell output), sent once, raw, after
+    the JSON line of the text block and nowhere else; "" when the result has none."""
+    data = data_of(result)
+    text = result.content[0].text  # type: ignore[union-attr]
+    parts = text.split("\n", 2)
+    payload = parts[2] if len(parts) == 3 else ""
+    packed = json.dumps(data, ensure_ascii=False)
+    assert not any(len(line) > 8 and line in packed for line in payload.splitlines())
+    return payload
+
+
+def payload_of(result: types.CallToolResult) -> list[str]:
+    """The payload's lines (see payload_text)."""
+    return payload_text(result).splitlines()
+
+
 @pytest.fixture
 def device_client(sim_device: SimulatedDevice, adb_key: AdbKey) -> Iterator[AdbClient]:
     """A blocking client connected to the simulated device (which trusts `adb_key`)."""

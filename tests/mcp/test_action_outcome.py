@@ -12,7 +12,7 @@ import time
 
 from adbwire.testing.userland.android import app_faults
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
-from tests.mcp.harness import error_of
+from tests.mcp.harness import data_of, error_of, payload_of
 from tests.mcp.test_ui_tools import session
 
 FAST_ANSWER = 6.0
@@ -83,22 +83,28 @@ async def test_logs_of_a_dead_app_and_the_crash_history() -> None:
     async with session("launcher") as s:
         for uri in ("notes://export", "notes://stats", "notes://sync"):  # ends dead
             error_of(await s.call("open_deep_link", {"uri": uri}))
-        page = await s.ok("read_logcat", {"package": "com.example.notes", "min_level": "E"})
-        assert page["lines"] and "earlier processes" in page["note"]
-        assert any(line["message"].startswith("FATAL EXCEPTION") for line in page["lines"])
-        history = await s.ok("list_crashes", {"package": "com.example.notes"})
+        read = await s.call("read_logcat", {"package": "com.example.notes", "min_level": "E"})
+        page, lines = data_of(read), payload_of(read)
+        assert page["count"] == len(lines) > 0 and "earlier processes" in page["note"]
+        assert any(" E AndroidRuntime: FATAL EXCEPTION" in line for line in lines)
+        listed = await s.call("list_crashes", {"package": "com.example.notes"})
+        history, stacks = data_of(listed), payload_of(listed)
         assert [c["kind"] for c in history["crashes"]] == ["native", "java", "anr"]
         native = history["crashes"][0]
-        assert native["cause"].startswith("SIGSEGV: SEGV_MAPERR")
-        assert "notes::sync::merge" in native["stack"][0]
+        assert native["cause"].startswith("SIGSEGV: SEGV_MAPERR") and native["frames"] > 0
+        assert stacks[0] == "[1] native com.example.notes"
+        assert stacks[1].startswith("  #00 pc") and "notes::sync::merge" in stacks[1]
+        assert f"[2] java {history['crashes'][1]['process']}" in stacks
         first = await s.ok("list_crashes", {"package": "com.example.notes", "max_items": 1})
         assert first["remaining"] == 2 and first["next_cursor"]
         rest = await s.ok("list_crashes", {"cursor": first["next_cursor"]})
         assert [c["kind"] for c in rest["crashes"]] == ["java"] and rest["remaining"] == 1
         only = await s.ok("list_crashes", {"kinds": ["java"]})
         assert [c["kind"] for c in only["crashes"]] == ["java"]
-        newest = await s.ok("last_crash", {"package": "com.example.notes"})
-        assert newest["kind"] == "native" and newest["stack"][0].startswith("#00 pc")
+        last = await s.call("last_crash", {"package": "com.example.notes"})
+        newest, stack = data_of(last), payload_of(last)
+        assert newest["kind"] == "native" and stack[0].startswith("#00 pc")
+        assert newest["frames"] == len(stack)
 
 
 async def test_an_action_that_crashes_the_app_is_its_error() -> None:

@@ -22,6 +22,7 @@ from adbwire.mcp.server.client_session import (
 )
 from adbwire.wire.recording import FixtureWarning, load_fixture
 from adbwire.wire.recording.events import End
+from tests.mcp.harness import payload_text
 
 WAIT = 60.0
 MODEL = {"name": "ro.product.model"}
@@ -105,7 +106,7 @@ async def test_destructive_tools_ask_through_the_elicitation_callback() -> None:
     assert refused.is_error and refused.structured_content is not None
     assert refused.structured_content["error"]["code"] == "confirmation_required"
     assert len(questions) == 1 and "echo hi" in questions[0]
-    assert ran.structured_content is not None and ran.structured_content["stdout"] == "hi\n"
+    assert payload_text(ran) == "hi\n"  # once, after the JSON line
 
 
 async def test_the_session_factory_records_with_its_note(tmp_path: Path) -> None:

@@ -14,7 +14,15 @@ from adbwire.mcp.tools import activity as activity_tools
 from adbwire.mcp.tools import instrumentation as instrumentation_tools
 from adbwire.mcp.tools import processes as processes_tools
 from adbwire.testing.userland.android.apk import build_apk
-from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated
+from tests.mcp.harness import (
+    WAIT,
+    connected,
+    data_of,
+    error_of,
+    make_app,
+    payload_of,
+    simulated,
+)
 
 NOTES = "com.example.notes"
 
@@ -99,7 +107,12 @@ async def test_an_instrumented_run_reports_failures_traces_and_the_crash(tmp_pat
             failed, crashed = run["failures"]
             assert failed["test"] == "com.example.notes.NoteEditorTest#savesTheTitle"
             assert failed["message"] == "java.lang.AssertionError: expected:<Groceries> but was:<>"
-            assert "NoteEditorTest.kt:42" in failed["trace"]
+            traces = payload_of(result)  # once, after the JSON line
+            assert traces[0] == "[1] com.example.notes.NoteEditorTest#savesTheTitle"
+            assert any("NoteEditorTest.kt:42" in line for line in traces[1:])
+            headers = [line for line in traces if not line.startswith("  ")]
+            assert failed["trace_lines"] == len(traces) - len(headers)  # the crash has none
+            assert headers == [traces[0]] and crashed["trace_lines"] == 0
             assert (crashed["outcome"], crashed["message"]) == ("crashed", "Process crashed.")
             assert any("ended abnormally" in p for p in run["problems"])
             log = tmp_path / run["log"]

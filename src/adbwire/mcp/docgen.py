@@ -95,8 +95,9 @@ def render(specs: list[ToolSpec] | None = None) -> str:
         "Do not edit by hand: a test fails when this file is stale. -->",
         "",
         "Every tool returns its typed result as structured content (and the same JSON in a "
-        "text block; `ui_tree` and `debug_context` add the UI tree as plain lines after it, "
-        "sent only there). tools/list publishes no output schemas: the fields are listed "
+        "text block; a large payload (a UI tree, log lines, crash stacks, test traces, "
+        "stdout) follows it as plain text, sent only there). tools/list publishes no "
+        "output schemas: the fields are listed "
         "below. A failure has `isError: true` and `structuredContent.error` = "
         "`{code, message, retryable, next_action, details}`. Action tools also return the "
         "action outcome (docs/ui.md): `screen_changed`, `window`, `keyboard_shown`, `log`, "

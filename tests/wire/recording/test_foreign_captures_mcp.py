@@ -31,7 +31,8 @@ async def test_run_shell_pull_stat_and_list_from_a_foreign_capture(tmp_path: Pat
             assert not shell.is_error, shell.content
             assert shell.structured_content is not None
             assert shell.structured_content["exit_code"] == 0
-            assert "sdk_gphone64_x86_64" in str(shell.structured_content)
+            stdout = shell.content[0].text.split("\n", 2)[2]  # type: ignore[union-attr]
+            assert "sdk_gphone64_x86_64" in stdout  # once, after the JSON line
             pulled = await session.call_tool("pull_file", {"path": EXPORT, "to": "export.json"})
             assert not pulled.is_error, pulled.content
             stat = await session.call_tool("stat_path", {"path": "/sdcard/Download/groceries.txt"})

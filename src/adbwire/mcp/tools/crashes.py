@@ -8,6 +8,7 @@ ring buffer: what it no longer holds is not listed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import Field
@@ -36,33 +37,60 @@ class CrashItem(Result):
     process: str | None = None
     pid: int | None = None
     cause: str
-    stack: list[str] = Field(default_factory=list)
+    frames: int = Field(default=0, description="its stack lines in the text block")
 
 
 class CrashList(Result):
-    crashes: list[CrashItem]
+    crashes: list[CrashItem] = Field(
+        description="after the JSON (text block): '[n] kind process', then crash n's stack"
+    )
     next_cursor: str | None = None
     remaining: int = 0
 
 
-def crash_item(event: Crash | Anr, stack_lines: int = STACK_LINES) -> CrashItem:
+@dataclass(frozen=True)
+class ListedCrash:
+    """A crash as listed: its fields and the top of its stack (sent once, as text)."""
+
+    item: CrashItem
+    stack: tuple[str, ...]
+
+
+def listed_crash(event: Crash | Anr, stack_lines: int = STACK_LINES) -> ListedCrash:
     """One crash or ANR: its root cause in a line and the top of its stack."""
     if isinstance(event, Anr):
         cause = event.reason or "not responding"
         if event.component:
             cause = f"{cause} ({event.component})"
-        return CrashItem(
+        item = CrashItem(
             kind="anr", time=event.timestamp, process=event.process, pid=event.pid, cause=cause
         )
+        return ListedCrash(item, ())
     cause = f"{event.root_cause_type}: {event.root_cause_message}".strip(": ")
-    return CrashItem(
+    stack = tuple(line.strip()[:300] for line in event.stack[:stack_lines])
+    item = CrashItem(
         kind=event.kind,
         time=event.timestamp,
         process=event.process,
         pid=event.pid,
         cause=cause[:500],
-        stack=[line.strip()[:300] for line in event.stack[:stack_lines]],
+        frames=len(stack),
     )
+    return ListedCrash(item, stack)
+
+
+def stacks_text(listed: list[ListedCrash]) -> str | None:
+    """The text block's part: ``[n] kind process`` then crash n's stack, indented."""
+    lines: list[str] = []
+    for number, crash in enumerate(listed, 1):
+        if crash.stack:
+            lines.append(f"[{number}] {crash.item.kind} {crash.item.process or '?'}")
+            lines.extend("  " + _one_line(frame) for frame in crash.stack)
+    return "\n".join(lines) or None
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ")
 
 
 @tool(
@@ -75,17 +103,21 @@ def crash_item(event: Crash | Anr, stack_lines: int = STACK_LINES) -> CrashItem:
 )
 async def list_crashes(call: ToolCall, args: CrashesArgs) -> ToolOutput:
     """Java crashes, native crashes (with frames) and ANRs still in the log, newest first:
-    time, process, root cause, stack top; paged."""
+    time, process, root cause; stack tops after the JSON (text block); paged."""
     if args.cursor:
         page = call.app.pager.next_page("list_crashes", args.cursor)
     else:
         events = await call.run(ops.crashes, call.client, args.package)
         kinds = set(args.kinds or ("java", "native", "anr"))
-        items = [crash_item(e) for e in events if e.kind in kinds]
-        size = sum(len(item.cause) + 80 * len(item.stack) + 100 for item in items)
+        items = [listed_crash(e) for e in events if e.kind in kinds]
+        size = sum(len(c.item.cause) + sum(map(len, c.stack)) + 100 for c in items)
         page = call.app.pager.paginate("list_crashes", items, args.max_items, size=size)
-    data = CrashList(crashes=page.items, next_cursor=page.next_cursor, remaining=page.remaining)
-    return ToolOutput(f"{len(page.items)} crash(es), {page.remaining} more{on(call.serial)}", data)
+    listed: list[ListedCrash] = page.items
+    data = CrashList(
+        crashes=[c.item for c in listed], next_cursor=page.next_cursor, remaining=page.remaining
+    )
+    summary = f"{len(listed)} crash(es), {page.remaining} more{on(call.serial)}"
+    return ToolOutput(summary, data, text=stacks_text(listed))
 
 
 class LastCrashArgs(DeviceArgs):
@@ -101,12 +133,14 @@ class CrashReport(Result):
     exception: str | None = None
     message: str | None = None
     root_cause: str | None = None
-    stack: list[str] = Field(default_factory=list)
+    frames: int = Field(default=0, description="stack lines, after the JSON (text block)")
 
 
-def crash_report(crash: Crash | None) -> CrashReport:
+def crash_report(crash: Crash | None) -> tuple[CrashReport, tuple[str, ...]]:
+    """The newest crash's fields, and its stack (sent once, as text)."""
     if crash is None:
-        return CrashReport(found=False)
+        return CrashReport(found=False), ()
+    stack = tuple(_one_line(line.strip()) for line in crash.stack[:30])
     cause = f"{crash.root_cause_type}: {crash.root_cause_message}".strip(": ")
     return CrashReport(
         found=True,
@@ -117,8 +151,8 @@ def crash_report(crash: Crash | None) -> CrashReport:
         exception=crash.exception_type,
         message=crash.message[:500],
         root_cause=cause[:500],
-        stack=[line.strip() for line in crash.stack[:30]],
-    )
+        frames=len(stack),
+    ), stack
 
 
 @tool(
@@ -130,11 +164,12 @@ def crash_report(crash: Crash | None) -> CrashReport:
     example={"package": "com.example.app"},
 )
 async def last_crash(call: ToolCall, args: LastCrashArgs) -> ToolOutput:
-    """The newest Java or native crash (of a package), with its root cause and stack."""
+    """The newest Java or native crash (of a package): root cause; its stack a line each
+    after the JSON (text block)."""
     crash = await call.run(ops.newest_crash, call.client, args.package)
-    report = crash_report(crash)
+    report, stack = crash_report(crash)
     summary = f"crash: {report.root_cause}" if crash else "no crash found"
-    return ToolOutput(summary, report)
+    return ToolOutput(summary, report, text="\n".join(stack) or None)
 
 
 TOOLS = [list_crashes, last_crash]

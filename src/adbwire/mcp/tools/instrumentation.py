@@ -41,7 +41,7 @@ class Failure(Result):
     test: str
     outcome: str
     message: str | None = None
-    trace: str | None = None
+    trace_lines: int = Field(default=0, description="its trace, after the JSON (text block)")
 
 
 class RunReport(Result):
@@ -50,7 +50,7 @@ class RunReport(Result):
     failed: int
     errored: int
     skipped: int
-    failures: list[Failure]
+    failures: list[Failure] = Field(description="text block: '[n] test', then failure n's trace")
     omitted_failures: int = 0
     problems: list[str]
     duration_s: float
@@ -70,8 +70,8 @@ class RunReport(Result):
     full_only=True,
 )
 async def run_instrumentation(call: ToolCall, args: InstrumentArgs) -> ToolOutput:
-    """am instrument -w -r: counts, failures with traces, log under the local root; success
-    only if codes and result agree."""
+    """am instrument -w -r: counts, failures (traces after the JSON, text block), log under
+    the local root; success only if codes and result agree."""
     target = await call.run(ops.find_instrumentation, call.client, args.test_package, args.runner)
     ops.instrument_argv(target, args.tests, args.arguments)  # refuse bad filters before locking
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -100,15 +100,16 @@ async def run_instrumentation(call: ToolCall, args: InstrumentArgs) -> ToolOutpu
                     log.warning("could not stop %s after an interrupted run", target.component)
             raise
     report = run.report
+    failed = [t for t in report.tests if t.outcome in ("failed", "errored", "crashed")]
+    traces = [(t.trace or "")[:MAX_TRACE_CHARS].splitlines() for t in failed[:MAX_FAILURES]]
     failures = [
         Failure(
             test=test.name,
             outcome=test.outcome,
             message=test.message[:500] if test.message else None,
-            trace=test.trace[:MAX_TRACE_CHARS] if test.trace else None,
+            trace_lines=len(trace),
         )
-        for test in report.tests
-        if test.outcome in ("failed", "errored", "crashed")
+        for test, trace in zip(failed, traces, strict=False)
     ]
     data = RunReport(
         success=report.success,
@@ -116,8 +117,8 @@ async def run_instrumentation(call: ToolCall, args: InstrumentArgs) -> ToolOutpu
         failed=report.count("failed"),
         errored=report.count("errored"),
         skipped=report.count("skipped"),
-        failures=failures[:MAX_FAILURES],
-        omitted_failures=max(0, len(failures) - MAX_FAILURES),
+        failures=failures,
+        omitted_failures=max(0, len(failed) - MAX_FAILURES),
         problems=list(report.problems[:MAX_FAILURES]),
         duration_s=round(run.duration_s, 3),
         log=call.app.local_root.display(run.log_path),
@@ -127,7 +128,17 @@ async def run_instrumentation(call: ToolCall, args: InstrumentArgs) -> ToolOutpu
         f"{target.test_package} {verdict}: {data.passed} passed, {data.failed} failed, "
         f"{data.errored} errored, {data.skipped} skipped in {data.duration_s:.1f}s"
     )
-    return ToolOutput(summary, data)
+    return ToolOutput(summary, data, text=_traces_text(failures, traces))
+
+
+def _traces_text(failures: list[Failure], traces: list[list[str]]) -> str | None:
+    """Each failure's trace once, in the text block: ``[n] test``, then its lines indented."""
+    lines: list[str] = []
+    for number, (failure, trace) in enumerate(zip(failures, traces, strict=True), 1):
+        if trace:
+            lines.append(f"[{number}] {failure.test}")
+            lines.extend("  " + line for line in trace)
+    return "\n".join(lines) or None
 
 
 def _progress(call: ToolCall) -> ops.EventHandler:

@@ -35,16 +35,8 @@ class ReadLogcatArgs(DeviceArgs):
     cursor: Cursor | None = None
 
 
-class LogLine(Result):
-    time: str | None = None
-    pid: int
-    level: str
-    tag: str
-    message: str
-
-
 class LogPage(Result):
-    lines: list[LogLine]
+    count: int = Field(description="lines after the JSON, one each: time pid level tag: message")
     next_cursor: str | None = Field(default=None, description="older lines")
     remaining: int = 0
     note: str | None = None
@@ -58,14 +50,10 @@ class Cleared(Result):
     buffers: list[str]
 
 
-def _line(entry: LogEntry) -> LogLine:
-    return LogLine(
-        time=entry.timestamp,
-        pid=entry.pid,
-        level=entry.level,
-        tag=entry.tag,
-        message=entry.message,
-    )
+def log_text(entry: LogEntry) -> str:
+    """One entry as one line of the text block (a message never spans lines)."""
+    line = f"{entry.timestamp or '-'} {entry.pid} {entry.level} {entry.tag}: {entry.message}"
+    return line.replace("\r", " ").replace("\n", " ")
 
 
 @tool(
@@ -77,8 +65,8 @@ def _line(entry: LogEntry) -> LogLine:
     example={"min_level": "E", "package": "com.example.app", "max_lines": 100},
 )
 async def read_logcat(call: ToolCall, args: ReadLogcatArgs) -> ToolOutput:
-    """Log lines filtered by buffer, level, tag, package (also after it died), pid or time.
-    Newest page first; next_cursor pages back."""
+    """Log lines filtered by buffer, level, tag, package (also after it died), pid or time,
+    a line each after the JSON (text block). Newest page first; next_cursor pages back."""
     note = None
     if args.cursor:
         page = call.app.pager.next_page("read_logcat", args.cursor)
@@ -93,14 +81,16 @@ async def read_logcat(call: ToolCall, args: ReadLogcatArgs) -> ToolOutput:
         )
         found = await call.run(ops.read_logcat, call.client, query)
         note = found.note
-        lines = [_line(entry) for entry in found.entries]
+        lines = [log_text(entry) for entry in found.entries]
+        size = sum(len(line) for line in lines)
         page = call.app.pager.paginate(
-            "read_logcat", lines, args.max_lines, newest_first=True, size=len(lines) * 200
+            "read_logcat", lines, args.max_lines, newest_first=True, size=size
         )
     data = LogPage(
-        lines=page.items, next_cursor=page.next_cursor, remaining=page.remaining, note=note
+        count=len(page.items), next_cursor=page.next_cursor, remaining=page.remaining, note=note
     )
-    return ToolOutput(f"{len(page.items)} line(s), {page.remaining} more{on(call.serial)}", data)
+    summary = f"{len(page.items)} line(s), {page.remaining} more{on(call.serial)}"
+    return ToolOutput(summary, data, text="\n".join(page.items) or None)
 
 
 @tool(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from itertools import zip_longest
 
+from mcp_types import TextContent
 from pydantic import Field
 
 from adbwire.device import commands
@@ -28,8 +29,8 @@ class RunShellArgs(DeviceArgs):
 
 class ShellOutput(Result):
     exit_code: int | None = Field(default=None, description="absent when stopped at the output cap")
-    stdout: str
-    stderr: str
+    stdout_chars: int = Field(description="stdout follows the JSON (text block)")
+    stderr_chars: int = Field(description="stderr is the next text block, after 'stderr:'")
     next_cursor: str | None = None
     remaining_pages: int = 0
     note: str | None = None
@@ -67,7 +68,8 @@ def _precheck(args: RunShellArgs) -> str | None:
 async def run_shell(call: ToolCall, args: RunShellArgs) -> ToolOutput:
     """Run a device shell command line; asks the user. Prefer typed tools; catastrophic
     commands are refused, and ones whose effect is unknowable (sh -c, eval, globs or
-    variables in rm's paths) are asked every time. Output is paged."""
+    variables in rm's paths) are asked every time. Output is paged: stdout after the JSON
+    (text block), stderr in the next block."""
     result = await call.run(
         commands.run_capped,
         call.client,
@@ -85,13 +87,13 @@ async def run_shell(call: ToolCall, args: RunShellArgs) -> ToolOutput:
     stdout, stderr = page.items[0]
     data = ShellOutput(
         exit_code=result.exit_code,
-        stdout=stdout,
-        stderr=stderr,
+        stdout_chars=len(stdout),
+        stderr_chars=len(stderr),
         next_cursor=page.next_cursor,
         remaining_pages=page.remaining,
         note=note,
     )
-    return ToolOutput(f"exit {result.exit_code}", data)
+    return _output(f"exit {result.exit_code}", data, stdout, stderr)
 
 
 @tool(
@@ -108,9 +110,18 @@ async def read_shell_output(call: ToolCall, args: CursorArgs) -> ToolOutput:
     page = call.app.pager.next_page("run_shell", args.cursor)
     stdout, stderr = page.items[0]
     data = ShellOutput(
-        stdout=stdout, stderr=stderr, next_cursor=page.next_cursor, remaining_pages=page.remaining
+        stdout_chars=len(stdout),
+        stderr_chars=len(stderr),
+        next_cursor=page.next_cursor,
+        remaining_pages=page.remaining,
     )
-    return ToolOutput(f"{page.remaining} page(s) left", data)
+    return _output(f"{page.remaining} page(s) left", data, stdout, stderr)
+
+
+def _output(summary: str, data: ShellOutput, stdout: str, stderr: str) -> ToolOutput:
+    """The output travels once: stdout after the JSON line, stderr in a block of its own."""
+    extra = (TextContent(type="text", text="stderr:\n" + stderr),) if stderr else ()
+    return ToolOutput(summary, data, extra, text=stdout or None)
 
 
 TOOLS = [run_shell, read_shell_output]
