@@ -105,10 +105,12 @@ def test_substitutions_are_found_however_nested() -> None:
     assert found == ["a", "b", "c", "d", "e"]
 
 
-def test_a_default_that_does_not_lex_is_handed_over_whole() -> None:
-    (item,) = parse("echo ${X:-$(a}")
+def test_every_operand_word_of_a_parameter_expansion_is_searched() -> None:
+    source = 'echo ${X#$(a)} ${X%%`b`} ${X:+"$(c)"} ${X:=${Y:-$(d)}} "${X:?$(e)}"'
+    (item,) = parse(source)
     (command,) = item.first.commands
-    assert list(substitutions(command.words[1])) == ["$(a"]  # type: ignore[union-attr]
+    found = [s for w in command.words for s in substitutions(w)]  # type: ignore[union-attr]
+    assert found == ["a", "b", "c", "d", "e"]
 
 
 @pytest.mark.parametrize(

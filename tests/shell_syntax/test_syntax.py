@@ -6,7 +6,9 @@ import pytest
 
 from adbwire.shell_syntax import (
     Arith,
+    Case,
     CmdSub,
+    FunctionDef,
     Group,
     Lit,
     Op,
@@ -56,7 +58,7 @@ def test_expansions_become_their_own_parts() -> None:
     assert command.words[1] == Word((CmdSub("ls /", False),))
     assert command.words[2] == Word((CmdSub("id", False),))
     assert command.words[3] == Word((Param("HOME", True), Lit("", True)))
-    assert command.words[4] == Word((Param("X", False, default="/d"),))
+    assert command.words[4] == Word((Param("X", False, ":-", (Lit("/d", False),)),))
     assert command.words[5] == Word((Arith((Lit("1+2", True),), False),))
     assert command.words[6] == Word((Param("1", False),))
 
@@ -102,7 +104,13 @@ def test_comments_and_line_continuations_vanish() -> None:
         ("a &&", True),
         ("echo )", False),
         ("| x", False),
-        ("cat <<EOF", False),
+        ("cat <<EOF", True),
+        ("cat <<EOF\nbody", True),
+        ("cat <<", True),
+        ("cat << ;", False),
+        ("echo a;; echo b", False),
+        ("case x in a) ls;; b ls;; esac", False),
+        ("f() ", True),
         ("echo ${a b}", False),
     ],
 )
@@ -112,3 +120,64 @@ def test_invalid_lines_raise_and_say_whether_more_input_could_finish_them(
     with pytest.raises(ShellSyntaxError) as caught:
         parse(bad)
     assert caught.value.incomplete is incomplete
+
+
+def only_command(source: str) -> object:
+    (item,) = parse(source)
+    (command,) = item.first.commands
+    return command
+
+
+def test_function_definitions_in_both_forms_keep_their_body() -> None:
+    for source in ("f() { echo a; }", "function f { echo a; }", "function f() { echo a; }"):
+        command = only_command(source)
+        assert isinstance(command, FunctionDef) and command.name == "f", source
+        assert isinstance(command.body, Group) and not command.body.subshell
+    body = only_command("f()\n(\n echo sub\n) > /dev/null")
+    assert isinstance(body, FunctionDef) and isinstance(body.body, Group)
+    assert body.body.subshell and body.body.redirects[0].op == ">"
+    # `f ()` is a call with `()`? No: mksh reads it as a definition too; `f (x)` is an error
+    assert isinstance(only_command("f () { :; }"), FunctionDef)
+    with pytest.raises(ShellSyntaxError):
+        parse("f (x)")
+
+
+def test_case_items_keep_patterns_bodies_and_how_each_ends() -> None:
+    command = only_command("case $1 in (a|b) echo ab;; c) echo c;& *) ;| d) esac")
+    assert isinstance(command, Case)
+    assert command.word == Word((Param("1", False),))
+    assert [[w.literal() for w in pats] for pats, _ in command.items] == [
+        ["a", "b"],
+        ["c"],
+        ["*"],
+        ["d"],
+    ]
+    assert command.ends == [";;", ";&", ";|", ";;"]
+    assert [len(body) for _, body in command.items] == [1, 1, 0, 0]
+    assert only_simple("echo case in esac").words[1] == lit("case")
+
+
+def test_here_documents_read_the_lines_after_the_command_line() -> None:
+    script = parse("cat <<A; cat <<-'B' 3<<C\nx $y\nA\n\tliteral $y\n\tB\nthree\nC\necho after")
+    first, second, last = (item.first.commands[0] for item in script)
+    assert isinstance(first, Simple) and isinstance(second, Simple)
+    (doc,) = first.redirects
+    assert (doc.fd, doc.op) == (0, "<<")
+    assert doc.target == Word((Lit("x ", True), Param("y", True), Lit("\n", True)))
+    literal, three = second.redirects
+    assert literal.target == Word((Lit("literal $y\n", True),))
+    assert (three.fd, three.target) == (3, Word((Lit("three\n", True),)))
+    assert literal.heredoc is not None and literal.heredoc.text == "literal $y\n"
+    assert isinstance(last, Simple) and last.words[0] == lit("echo")
+
+
+def test_parameter_operators_keep_their_operand_word() -> None:
+    words = only_simple('echo ${x%.*} ${x##*/} ${x:=$(id)} "${x:-"a b"}" ${x+y z}').words
+    assert words[1] == Word((Param("x", False, "%", (Lit(".*", False),)),))
+    assert words[2] == Word((Param("x", False, "##", (Lit("*/", False),)),))
+    assert words[3] == Word((Param("x", False, ":=", (CmdSub("id", False),)),))
+    assert words[4].parts[0] == Param("x", True, ":-", (Lit("a b", True),))
+    assert words[5] == Word((Param("x", False, "+", (Lit("y z", False),)),))
+    assert only_simple("echo ${a:-${b:-c}}").words[1] == Word(
+        (Param("a", False, ":-", (Param("b", False, ":-", (Lit("c", False),)),)),)
+    )

@@ -9,6 +9,7 @@ A leaf package: it imports nothing else of adbwire.
 from adbwire.shell_syntax.lexer import (
     Arith,
     CmdSub,
+    HereDoc,
     Lit,
     Op,
     Param,
@@ -20,8 +21,10 @@ from adbwire.shell_syntax.lexer import (
 )
 from adbwire.shell_syntax.parser import (
     AndOr,
+    Case,
     Command,
     For,
+    FunctionDef,
     Group,
     If,
     Loop,
@@ -35,10 +38,13 @@ from adbwire.shell_syntax.parser import (
 __all__ = [
     "AndOr",
     "Arith",
+    "Case",
     "CmdSub",
     "Command",
     "For",
+    "FunctionDef",
     "Group",
+    "HereDoc",
     "If",
     "Lit",
     "Loop",

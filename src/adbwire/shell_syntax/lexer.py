@@ -9,69 +9,43 @@ see what they would run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
 
+from adbwire.shell_syntax.brackets import find_closing_brace, find_closing_paren
+from adbwire.shell_syntax.words import (
+    Arith,
+    CmdSub,
+    HereDoc,
+    Lit,
+    Op,
+    Param,
+    Part,
+    ShellSyntaxError,
+    Token,
+    Word,
+)
 
-class ShellSyntaxError(Exception):
-    """The command line is not valid shell; `incomplete` means more input could finish it."""
+__all__ = [
+    "CONTROL_OPS",
+    "PARAM_OPS",
+    "REDIRECT_OPS",
+    "Arith",
+    "CmdSub",
+    "HereDoc",
+    "Lit",
+    "Op",
+    "Param",
+    "Part",
+    "ShellSyntaxError",
+    "Token",
+    "Word",
+    "find_closing_paren",
+    "tokenize",
+]
 
-    def __init__(self, message: str, *, incomplete: bool = False) -> None:
-        super().__init__(message)
-        self.incomplete = incomplete
-
-
-@dataclass(frozen=True)
-class Lit:
-    text: str
-    quoted: bool
-
-
-@dataclass(frozen=True)
-class Param:
-    name: str
-    quoted: bool
-    default: str | None = None  # ${name:-default}
-    length: bool = False  # ${#name}
-
-
-@dataclass(frozen=True)
-class CmdSub:
-    source: str
-    quoted: bool
-
-
-@dataclass(frozen=True)
-class Arith:
-    """`$((expression))`: the expression's own expansions, evaluated when the word is."""
-
-    parts: tuple[Part, ...]
-    quoted: bool
-
-
-Part = Lit | Param | CmdSub | Arith
-
-
-@dataclass(frozen=True)
-class Word:
-    parts: tuple[Part, ...]
-
-    def literal(self) -> str | None:
-        """The word's text if it is one unquoted literal (keywords, assignments)."""
-        if len(self.parts) == 1 and isinstance(self.parts[0], Lit) and not self.parts[0].quoted:
-            return self.parts[0].text
-        return None
-
-
-@dataclass(frozen=True)
-class Op:
-    text: str  # ";", "&&", "||", "|", "&", "(", ")", "\n", or a redirection operator
-    io_number: int | None = None
-
-
-Token = Word | Op
-
-REDIRECT_OPS = (">>", ">&", "<&", ">|", "<>", "<<", ">", "<")
-CONTROL_OPS = ("&&", "||", ";;", ";", "&", "|", "(", ")")
+REDIRECT_OPS = (">>", ">&", "<&", ">|", "<>", ">", "<")
+PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%")
+CONTROL_OPS = ("&&", "||", ";;", ";&", ";|", ";", "&", "|", "(", ")")
 _SPECIAL_PARAMS = "?$#@*!-0123456789"
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _METACHARS = " \t\n;&|()<>"
@@ -86,6 +60,8 @@ class _Lexer:
         self.src = source
         self.pos = 0
         self.tokens: list[Token] = []
+        self.pending: list[HereDoc] = []
+        """Here-documents whose bodies start after the current line."""
 
     def run(self) -> list[Token]:
         src = self.src
@@ -101,19 +77,65 @@ class _Lexer:
             elif ch == "\n":
                 self.tokens.append(Op("\n"))
                 self.pos += 1
+                self._heredoc_bodies()
             elif self._operator():
                 pass
             else:
                 self._word()
+        if self.pending:
+            raise ShellSyntaxError(
+                f"here document '{self.pending[0].delimiter}' unclosed", incomplete=True
+            )
         return self.tokens
 
+    def _heredoc(self, io_number: int | None) -> None:
+        strip = self.src.startswith("<<-", self.pos)
+        self.pos += 3 if strip else 2
+        while self.src[self.pos : self.pos + 1] in (" ", "\t"):
+            self.pos += 1
+        if self.pos >= len(self.src) or self.src[self.pos] in _METACHARS:
+            raise ShellSyntaxError("<< without a delimiter", incomplete=self.pos >= len(self.src))
+        start = len(self.tokens)
+        self._word()
+        word = self.tokens.pop(start)
+        assert isinstance(word, Word)
+        delimiter = "".join(p.text for p in word.parts if isinstance(p, Lit))
+        literal = any(p.quoted for p in word.parts if isinstance(p, Lit))
+        doc = HereDoc(io_number, strip, delimiter, literal)
+        self.tokens.append(doc)
+        self.pending.append(doc)
+
+    def _heredoc_bodies(self) -> None:
+        """Read the bodies of the line's here-documents, each up to its delimiter line."""
+        src = self.src
+        for doc in self.pending:
+            lines: list[str] = []
+            while True:
+                if self.pos >= len(src):
+                    raise ShellSyntaxError(
+                        f"here document '{doc.delimiter}' unclosed", incomplete=True
+                    )
+                end = src.find("\n", self.pos)
+                line = src[self.pos : len(src) if end < 0 else end]
+                self.pos = len(src) if end < 0 else end + 1
+                if doc.strip_tabs:
+                    line = line.lstrip("\t")
+                if line == doc.delimiter:
+                    break
+                lines.append(line + "\n")
+            doc.text = "".join(lines)
+            if doc.literal:
+                doc.body = (Lit(doc.text, True),)
+            else:
+                doc.body = tuple(_Lexer(doc.text).expression_parts(escapable="$`\\\n"))
+        self.pending = []
+
     def _operator(self, io_number: int | None = None) -> bool:
+        if self.src.startswith("<<", self.pos):
+            self._heredoc(io_number)
+            return True
         for op in (*REDIRECT_OPS, *CONTROL_OPS):
             if self.src.startswith(op, self.pos):
-                if op == "<<":
-                    raise ShellSyntaxError("here documents are not supported")
-                if op == ";;":
-                    raise ShellSyntaxError("';;' unexpected")
                 self.tokens.append(Op(op, io_number))
                 self.pos += len(op)
                 return True
@@ -214,9 +236,7 @@ class _Lexer:
             self.pos = end + 1
             return CmdSub(src[body_start:end], quoted)
         if nxt == "{":
-            end = src.find("}", self.pos + 2)
-            if end < 0:
-                raise ShellSyntaxError("missing '}'", incomplete=True)
+            end = find_closing_brace(src, self.pos + 2)
             inner = src[self.pos + 2 : end]
             self.pos = end + 1
             return _braced_param(inner, quoted)
@@ -242,16 +262,21 @@ class _Lexer:
         self.pos = inner_end + 2
         return Arith(tuple(body.expression_parts()), quoted)
 
-    def expression_parts(self) -> list[Part]:
-        """The whole source read as the inside of double quotes (an arithmetic expression)."""
+    def expression_parts(self, escapable: str = '$`"\\', drop: str = "") -> list[Part]:
+        """The whole source read as the inside of double quotes (an arithmetic expression,
+        an unquoted here-document's body): a backslash escapes only `escapable`."""
         parts: list[Part] = []
         buf: list[str] = []
         src = self.src
         while self.pos < len(src):
             ch = src[self.pos]
-            if ch == "\\" and src[self.pos + 1 : self.pos + 2] in ("$", "`", '"', "\\"):
-                buf.append(src[self.pos + 1])
+            nxt = src[self.pos + 1 : self.pos + 2]
+            if ch == "\\" and nxt and nxt in escapable:
+                if nxt != "\n":
+                    buf.append(nxt)
                 self.pos += 2
+            elif ch in drop:
+                self.pos += 1
             elif ch in "$`":
                 if buf:
                     parts.append(Lit("".join(buf), True))
@@ -262,6 +287,46 @@ class _Lexer:
                 self.pos += 1
         if buf:
             parts.append(Lit("".join(buf), True))
+        return parts
+
+    def param_word_parts(self, quoted: bool) -> list[Part]:
+        """The word of `${name OP word}`: inside double quotes, read as their inside;
+        otherwise quotes, backslashes and expansions as in a word, blanks kept."""
+        if quoted:  # a `"` inside only toggles quoting, which is on anyway
+            return self.expression_parts(escapable='$`"\\}', drop='"')
+        parts: list[Part] = []
+        buf: list[str] = []
+        src = self.src
+
+        def flush() -> None:
+            if buf:
+                parts.append(Lit("".join(buf), False))
+                buf.clear()
+
+        while self.pos < len(src):
+            ch = src[self.pos]
+            if ch == "\\" and self.pos + 1 < len(src):
+                flush()
+                parts.append(Lit(src[self.pos + 1], True))
+                self.pos += 2
+            elif ch == "'":
+                end = src.find("'", self.pos + 1)
+                if end < 0:
+                    raise ShellSyntaxError("no closing quote", incomplete=True)
+                flush()
+                parts.append(Lit(src[self.pos + 1 : end], True))
+                self.pos = end + 1
+            elif ch == '"':
+                flush()
+                self.pos += 1
+                parts.extend(self._double_quoted())
+            elif ch in "$`":
+                flush()
+                parts.append(self._dollar(quoted=False))
+            else:
+                buf.append(ch)
+                self.pos += 1
+        flush()
         return parts
 
     def _backquote(self, quoted: bool) -> Part:
@@ -284,54 +349,20 @@ class _Lexer:
         return CmdSub("".join(out), quoted)
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[" + re.escape(_SPECIAL_PARAMS) + "]")
+
+
 def _braced_param(inner: str, quoted: bool) -> Param:
+    """The inside of `${…}`: a name, then nothing or an operator and its word."""
     if inner.startswith("#") and len(inner) > 1:
+        name = _NAME.match(inner, 1)
+        if name is None or name.end() != len(inner):
+            raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
         return Param(inner[1:], quoted, length=True)
-    if ":-" in inner:
-        name, default = inner.split(":-", 1)
-        return Param(name, quoted, default=default)
-    if not inner or not (inner in _SPECIAL_PARAMS or inner.replace("_", "a").isalnum()):
+    name = _NAME.match(inner)
+    rest = inner[name.end() :] if name is not None else inner
+    op = next((op for op in PARAM_OPS if rest.startswith(op)), "")
+    if name is None or (rest and not op):
         raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
-    return Param(inner, quoted)
-
-
-def find_closing_paren(src: str, start: int) -> int:
-    """Index of the `)` that closes a `$(` whose body starts at `start`."""
-    depth = 1
-    i = start
-    while i < len(src):
-        ch = src[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "'":
-            end = src.find("'", i + 1)
-            if end < 0:
-                break
-            i = end + 1
-            continue
-        if ch == '"':
-            i = _skip_double(src, i + 1)
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    raise ShellSyntaxError("missing ')'", incomplete=True)
-
-
-def _skip_double(src: str, i: int) -> int:
-    while i < len(src):
-        ch = src[i]
-        if ch == "\\":
-            i += 2
-        elif ch == '"':
-            return i + 1
-        elif src.startswith("$(", i):
-            i = find_closing_paren(src, i + 2) + 1
-        else:
-            i += 1
-    raise ShellSyntaxError("no closing quote", incomplete=True)
+    word = _Lexer(rest[len(op) :]).param_word_parts(quoted) if op else []
+    return Param(name.group(), quoted, op, tuple(word))

@@ -1,16 +1,17 @@
 """Parser: tokens to a small syntax tree (lists, and/or lists, pipelines, commands).
 
-Supported: simple commands with assignments and redirections, `;` `&` newlines, `&&` `||`,
-`|` pipelines with `!`, `( … )` subshells, `{ …; }` groups, `if/elif/else/fi`,
-`while`/`until … do … done` and `for NAME [in WORDS]; do … done`.
+Supported: simple commands with assignments and redirections (here-documents included),
+`;` `&` newlines, `&&` `||`, `|` pipelines with `!`, `( … )` subshells, `{ …; }` groups,
+`if/elif/else/fi`, `while`/`until … do … done`, `for NAME [in WORDS]; do … done`,
+`case WORD in PATTERN) …;; esac` and function definitions (`NAME() BODY`,
+`function NAME BODY`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from adbwire.shell_syntax.lexer import (
     REDIRECT_OPS,
+    HereDoc,
     Lit,
     Op,
     ShellSyntaxError,
@@ -18,70 +19,37 @@ from adbwire.shell_syntax.lexer import (
     Word,
     tokenize,
 )
+from adbwire.shell_syntax.tree import (
+    AndOr,
+    Case,
+    Command,
+    For,
+    FunctionDef,
+    Group,
+    If,
+    Loop,
+    Pipeline,
+    Redirect,
+    Script,
+    Simple,
+)
 
+__all__ = [
+    "AndOr",
+    "Case",
+    "Command",
+    "For",
+    "FunctionDef",
+    "Group",
+    "If",
+    "Loop",
+    "Pipeline",
+    "Redirect",
+    "Script",
+    "Simple",
+    "parse",
+]
 
-@dataclass(frozen=True)
-class Redirect:
-    fd: int
-    op: str  # ">", ">>", "<", ">&", "<&", ">|", "<>"
-    target: Word
-
-
-@dataclass
-class Simple:
-    assigns: list[tuple[str, Word]] = field(default_factory=list)
-    words: list[Word] = field(default_factory=list)
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-@dataclass
-class Group:
-    body: Script
-    subshell: bool
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-@dataclass
-class If:
-    branches: list[tuple[Script, Script]]
-    orelse: Script | None
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-@dataclass
-class Loop:
-    cond: Script
-    body: Script
-    until: bool
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-@dataclass
-class For:
-    var: str
-    items: list[Word] | None
-    body: Script
-    redirects: list[Redirect] = field(default_factory=list)
-
-
-Command = Simple | Group | If | Loop | For
-
-
-@dataclass
-class Pipeline:
-    negate: bool
-    commands: list[Command]
-
-
-@dataclass
-class AndOr:
-    first: Pipeline
-    rest: list[tuple[str, Pipeline]]
-    background: bool = False
-    """Ended by `&`: run asynchronously."""
-
-
-Script = list[AndOr]
 
 _RESERVED = {
     "if",
@@ -94,12 +62,16 @@ _RESERVED = {
     "while",
     "until",
     "for",
+    "case",
+    "esac",
+    "function",
     "in",
     "{",
     "}",
     "!",
 }
-_TERMINATORS = {"then", "else", "elif", "fi", "do", "done", "}"}
+_CASE_ENDS = (";;", ";&", ";|")
+_TERMINATORS = {"then", "else", "elif", "fi", "do", "done", "}", "esac"}
 
 
 def parse(source: str) -> Script:
@@ -110,6 +82,8 @@ def parse(source: str) -> Script:
 def _describe(tok: Token | None) -> str:
     if tok is None:
         return "unexpected EOF"
+    if isinstance(tok, HereDoc):
+        return "'<<' unexpected"
     if isinstance(tok, Op):
         return "newline unexpected" if tok.text == "\n" else f"'{tok.text}' unexpected"
     return f"'{tok.literal() or 'word'}' unexpected"
@@ -159,16 +133,26 @@ class _Parser:
                 if self.peek_op(";") and not items:
                     raise self.fail()
                 self.i += 1
-            tok = self.peek()
-            if tok is None or self.peek_op(")") or self.peek_keyword(*_TERMINATORS):
+            if self.at_end_of_list():
                 return items
             items.append(self.and_or())
             if self.peek_op("&"):
                 items[-1].background = True
             if self.peek_op(";", "&", "\n"):
                 self.i += 1
-            elif not (self.peek() is None or self.peek_op(")") or self.peek_keyword(*_TERMINATORS)):
+            elif not (
+                self.peek() is None
+                or self.peek_op(")", *_CASE_ENDS)
+                or self.peek_keyword(*_TERMINATORS)
+            ):
                 raise self.fail()
+
+    def at_end_of_list(self) -> bool:
+        return (
+            self.peek() is None
+            or self.peek_op(")", *_CASE_ENDS)
+            or self.peek_keyword(*_TERMINATORS)
+        )
 
     def and_or(self) -> AndOr:
         first = self.pipeline()
@@ -219,6 +203,10 @@ class _Parser:
             command = Loop(cond, body, until)
         elif self.peek_keyword("for"):
             command = self.for_clause()
+        elif self.peek_keyword("case"):
+            command = self.case_clause()
+        elif self.peek_keyword("function") or self.function_name() is not None:
+            return self.function_definition()
         else:
             return self.simple()
         command.redirects.extend(self.redirects())
@@ -240,6 +228,85 @@ class _Parser:
                 orelse = self.script()
             self.expect_keyword("fi")
             return If(branches, orelse)
+
+    def function_name(self) -> str | None:
+        """The NAME of `NAME ( )` when the tokens here start a function definition."""
+        tok = self.peek()
+        name = tok.literal() if isinstance(tok, Word) else None
+        after = self.toks[self.i + 1 : self.i + 3]
+        if (
+            name
+            and name not in _RESERVED
+            and "=" not in name
+            and len(after) == 2
+            and all(isinstance(t, Op) and t.io_number is None for t in after)
+            and [t.text for t in after if isinstance(t, Op)] == ["(", ")"]
+        ):
+            return name
+        return None
+
+    def function_definition(self) -> FunctionDef:
+        if self.peek_keyword("function"):
+            self.i += 1
+            tok = self.peek()
+            name = tok.literal() if isinstance(tok, Word) else None
+            if not name or name in _RESERVED:
+                raise self.fail()
+            self.i += 1
+            if self.peek_op("("):  # `function f() …`, as mksh also reads it
+                self.i += 1
+                if not self.peek_op(")"):
+                    raise self.fail()
+                self.i += 1
+        else:
+            name = self.function_name()
+            assert name is not None
+            self.i += 3
+        self.skip_newlines()
+        if self.peek() is None:
+            raise self.fail()
+        return FunctionDef(name, self.command())
+
+    def case_clause(self) -> Case:
+        self.i += 1  # "case"
+        word = self.peek()
+        if not isinstance(word, Word):
+            raise self.fail()
+        self.i += 1
+        self.skip_newlines()
+        self.expect_keyword("in")
+        items: list[tuple[list[Word], Script]] = []
+        ends: list[str] = []
+        while True:
+            self.skip_newlines()
+            if self.peek_keyword("esac"):
+                self.i += 1
+                return Case(word, items, ends)
+            if self.peek_op("("):
+                self.i += 1
+            patterns: list[Word] = []
+            while True:
+                pattern = self.peek()
+                if not isinstance(pattern, Word):
+                    raise self.fail()
+                patterns.append(pattern)
+                self.i += 1
+                if not self.peek_op("|"):
+                    break
+                self.i += 1
+            if not self.peek_op(")"):
+                raise self.fail()
+            self.i += 1
+            body = self.script()
+            items.append((patterns, body))
+            end = self.peek()
+            if isinstance(end, Op) and self.peek_op(*_CASE_ENDS):
+                ends.append(end.text)
+                self.i += 1
+            elif self.peek_keyword("esac"):
+                ends.append(";;")
+            else:
+                raise self.fail()
 
     def for_clause(self) -> For:
         self.i += 1  # "for"
@@ -276,6 +343,10 @@ class _Parser:
 
     def redirect(self) -> Redirect | None:
         tok = self.peek()
+        if isinstance(tok, HereDoc):
+            self.i += 1
+            fd = 0 if tok.io_number is None else tok.io_number
+            return Redirect(fd, "<<", Word(tok.body), tok)
         if not (isinstance(tok, Op) and tok.text in REDIRECT_OPS):
             return None
         self.i += 1

@@ -2,8 +2,10 @@
 
 A guard rail, not a sandbox. The command line is parsed as the device's shell (mksh) parses
 it (`adbwire.shell_syntax`), and every command it would run is looked at, through lists,
-pipelines, subshells, `if`/loops, wrappers (`busybox`, `env`, `su 0`, `nohup`, ...), `sh -c`
-strings and command substitutions, with the directory each `cd` leaves the shell in.
+pipelines, subshells, `if`/`case`/loops, function bodies (where they are defined and again
+where they are called), wrappers (`busybox`, `env`, `su 0`, `nohup`, ...), `sh -c` strings,
+here-documents fed to a shell and command substitutions, with the directory each `cd` leaves
+the shell in.
 
 * **refuse**: catastrophic for sure, never run: recursive deletion or moving away of a
   protected path (`shell_paths.PROTECTED`), formatting and partitioning, raw writes to
@@ -27,8 +29,10 @@ from adbwire.mcp.safety.shell_commands import FACTORY_RESET_MARKERS, run_words
 from adbwire.mcp.safety.shell_paths import HOME, Cwds, Target, device_node, protected, targets
 from adbwire.mcp.safety.shell_words import Text, read_word, show, substitutions
 from adbwire.shell_syntax import (
+    Case,
     Command,
     For,
+    FunctionDef,
     Group,
     If,
     Lit,
@@ -103,6 +107,13 @@ class Guard:
         self._found: dict[str, Verdict] = {}
         self.home = home
         """What `~` and a bare `cd` mean; None once the line may have changed it."""
+        self.functions: dict[str, Command] = {}
+        """Functions the line defines (the last definition of each name), by name."""
+        self._calling: set[str] = set()
+        self._piped: Word | None = None
+        """What the previous stage of a pipeline writes, when it is a here-document."""
+        self.stdin_script: Word | None = None
+        """The here-document given to the command being checked: what a shell reads."""
 
     def refuse(self, reason: str) -> None:
         self._found[_short(reason)] = Verdict.REFUSE
@@ -147,8 +158,10 @@ class Guard:
 
     def pipeline(self, pipeline: Pipeline, cwds: Cwds, depth: int) -> Outcome:
         outcome: Outcome = (cwds, cwds)
+        self._piped = None
         for command in pipeline.commands:
             outcome = self.command(command, cwds, depth)
+            self._piped = _cat_of_here_document(command)
         if len(pipeline.commands) > 1:  # each stage runs in a subshell
             both = _union(cwds, _union(*outcome))
             outcome = (both, both)
@@ -159,7 +172,27 @@ class Guard:
         if isinstance(command, Simple):
             for word in [*command.words, *(value for _, value in command.assigns)]:
                 self.inspect_word(word, cwds, depth)
-            return self.run(command.words, cwds, depth)
+            fed = [r.target for r in command.redirects if r.op == "<<" and r.fd == 0]
+            self.stdin_script = fed[-1] if fed else self._piped
+            self._piped = None
+            try:
+                return self.run(command.words, cwds, depth)
+            finally:
+                self.stdin_script = None
+        if isinstance(command, FunctionDef):
+            # Checked where it is defined (it may be called where the guard cannot see,
+            # `trap f EXIT`) and again where it is called, from the caller's directory.
+            self.functions[command.name] = command.body
+            self.command(command.body, cwds, depth + 1)
+            return cwds, cwds
+        if isinstance(command, Case):
+            self.inspect_word(command.word, cwds, depth)
+            end: Cwds = cwds  # no pattern matched
+            for patterns, body in command.items:
+                for pattern in patterns:
+                    self.inspect_word(pattern, cwds, depth)
+                end = _union(end, self.script(body, cwds, depth))
+            return end, end
         if isinstance(command, Group):
             end = self.script(command.body, cwds, depth)
             return (cwds, cwds) if command.subshell else (end, end)
@@ -190,10 +223,24 @@ class Guard:
         return end, end
 
     def run(self, words: list[Word], cwds: Cwds, depth: int) -> Outcome:
-        """Check one command, name and arguments (`shell_commands`)."""
+        """Check one command, name and arguments (`shell_commands`); a name the line
+        defined as a function runs its body (checked too, as the definition may not have
+        happened: `false && rm() { :; }; rm -rf /`)."""
         if self.too_deep(depth):
             return None, None
-        return run_words(self, words, cwds, depth)
+        outcome = run_words(self, words, cwds, depth)
+        name = read_word(words[0]) if words else None
+        body = self.functions.get(name.text) if name is not None else None
+        if name is None or body is None:
+            return outcome
+        if name.text in self._calling:  # recursion: already being checked
+            return None, None
+        self._calling.add(name.text)
+        try:
+            called = self.command(body, cwds, depth + 1)
+        finally:
+            self._calling.discard(name.text)
+        return _union(outcome[0], called[0]), _union(outcome[1], called[1])
 
     def too_deep(self, depth: int) -> bool:
         if depth > MAX_NESTING:
@@ -263,6 +310,16 @@ class Guard:
                 self.ask(f"{action} {text.text}: the device follows '..' through symlinks")
             elif target.home:
                 self.ask(f"{action} {text.text}: the guard does not know the home directory")
+
+
+def _cat_of_here_document(command: Command) -> Word | None:
+    """`cat <<EOF`: the here-document it writes to the pipe (`cat <<EOF | sh`)."""
+    if not isinstance(command, Simple) or [read_word(w) for w in command.words] != [
+        Text(tuple((ch, True) for ch in "cat"))
+    ]:
+        return None
+    fed = [r.target for r in command.redirects if r.op == "<<" and r.fd == 0]
+    return fed[-1] if fed else None
 
 
 def _short(reason: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from adbwire.shell_syntax import Arith, CmdSub, Lit, Param, ShellSyntaxError, Word, tokenize
+from adbwire.shell_syntax import Arith, CmdSub, Lit, Param, Word
 
 GLOB_CHARS = "*?["
 DEVICE_NAMES = Word((Param("<names the device supplies>", quoted=True),))
@@ -139,16 +139,5 @@ def _in_parts(parts: tuple[Lit | Param | CmdSub | Arith, ...]) -> Iterator[str]:
             yield part.source
         elif isinstance(part, Arith):
             yield from _in_parts(part.parts)
-        elif (
-            isinstance(part, Param)
-            and part.default
-            and ("$" in part.default or "`" in part.default)
-        ):
-            try:
-                tokens = tokenize(part.default)
-            except ShellSyntaxError:
-                yield part.default  # the guard then reports it as unreadable
-                continue
-            for token in tokens:
-                if isinstance(token, Word):
-                    yield from _in_parts(token.parts)
+        elif isinstance(part, Param):  # `${x:-$(…)}`, `${x#$(…)}`: the operand word
+            yield from _in_parts(part.word)

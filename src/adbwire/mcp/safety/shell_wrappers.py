@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 
 from adbwire.mcp.safety.shell_paths import Cwds
 from adbwire.mcp.safety.shell_rules import Outcome, cd
-from adbwire.mcp.safety.shell_words import DEVICE_NAMES, literal, read_word, show
+from adbwire.mcp.safety.shell_words import (
+    DEVICE_NAMES,
+    literal,
+    read_word,
+    show,
+)
 from adbwire.shell_syntax import Lit, Word
 
 if TYPE_CHECKING:
@@ -33,9 +38,21 @@ def shell(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int) 
     if command_mode and index < len(args):
         guard.ask(f"{program} -c runs a command line given as a string")
         _run_string(guard, program + " -c", args[index], cwds, depth)
+    elif index >= len(args) and guard.stdin_script is not None:
+        _here_document(guard, program, guard.stdin_script, cwds, depth)
     else:
         guard.ask(f"{program} runs commands the guard cannot see (from its input or a file)")
     return cwds, cwds
+
+
+def _here_document(guard: Guard, program: str, body: Word, cwds: Cwds, depth: int) -> None:
+    """`sh <<EOF`: the shell runs the here-document's lines, checked as a command line."""
+    guard.ask(f"{program} runs the commands of a here-document")
+    text = read_word(body)  # its substitutions were checked with the redirection
+    if text is None:
+        guard.ask(f"{program} reads a here-document only known when the line runs")
+    else:
+        guard.source(text.text, cwds, depth + 1)
 
 
 def _run_string(guard: Guard, what: str, word: Word, cwds: Cwds, depth: int) -> None:
@@ -76,6 +93,8 @@ def su(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int) -> 
     if script is not None:
         guard.ask("su -c runs a command line given as a string")
         _run_string(guard, "su -c", script, cwds, depth)
+    elif not command and guard.stdin_script is not None:
+        _here_document(guard, "su", guard.stdin_script, cwds, depth)
     elif not command:
         guard.ask("su starts a shell that reads commands from its input")
     guard.run(command, cwds, depth + 1)

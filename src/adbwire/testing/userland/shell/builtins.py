@@ -1,5 +1,5 @@
 """The shell's built-ins: cd, exit, export, unset, eval, exec, shift, read, `:`, trap,
-type, wait, kill and set.
+type, wait, kill and set (more in builtins_script.py).
 
 They change the shell itself (its directory, variables, positional parameters, traps) or,
 for kill, act without a process of their own, so they run inside it rather than as device
@@ -61,8 +61,16 @@ def _export(shell: Shell, argv: list[str], streams: Streams) -> int:
 
 
 def _unset(shell: Shell, argv: list[str], streams: Streams) -> int:
-    for name in argv[1:]:
-        shell.vars.pop(name, None)
+    """`unset [-v] NAME…` removes variables, `unset -f NAME…` functions."""
+    args = argv[1:]
+    functions = False
+    while args and args[0] in ("-f", "-v"):
+        functions = args.pop(0) == "-f"
+    for name in args:
+        if functions:
+            shell.functions.pop(name, None)
+        else:
+            shell.vars.pop(name, None)
     return 0
 
 
@@ -77,23 +85,85 @@ def _exec(shell: Shell, argv: list[str], streams: Streams) -> int:
 
 
 def _shift(shell: Shell, argv: list[str], streams: Streams) -> int:
-    count = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else 1
+    """`shift [N]`; shifting more than there are is an error that ends the script, as a
+    special built-in's error does in mksh."""
+    count = 1
+    if len(argv) > 1:
+        if not argv[1].isdigit():
+            streams.stderr.write(f"{SHELL_PATH}: shift: {argv[1]}: bad number\n".encode())
+            raise ExitShell(1)
+        count = int(argv[1])
+    if count > len(shell.positional):
+        streams.stderr.write(f"{SHELL_PATH}: shift: nothing to shift\n".encode())
+        raise ExitShell(1)
     shell.set_positional(shell.positional[count:])
     return 0
 
 
+MAX_READ_LINE = 1 << 20
+"""Bytes `read` takes for one line; the rest of a longer line is left unread."""
+
+
 def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
-    names = [arg for arg in argv[1:] if not arg.startswith("-")] or ["REPLY"]
-    line = bytearray()
-    while True:
+    """`read [-r] [NAME…]`: one line split on blanks, the last name taking the rest.
+    Without -r a backslash keeps the next character (a blank does not split there) and a
+    backslash-newline joins the next line."""
+    args = argv[1:]
+    raw = False
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        raw = raw or "r" in args.pop(0)
+    names = args or ["REPLY"]
+    chars: list[tuple[str, bool]] = []  # (character, escaped)
+    data = bytearray()
+    ended = False
+    while len(data) < MAX_READ_LINE:
         byte = streams.stdin.read(1)
-        if not byte or byte == b"\n":
+        if not byte:
             break
-        line += byte
-    fields = line.decode("utf-8", "replace").split(None, len(names) - 1)
+        if byte == b"\\" and not raw:
+            escaped = streams.stdin.read(1)
+            if escaped == b"\n" or not escaped:
+                continue
+            chars.extend(_decoded(data))
+            data.clear()
+            chars.append((escaped.decode("latin-1"), True))
+            continue
+        if byte == b"\n":
+            ended = True
+            break
+        data += byte
+    chars.extend(_decoded(data))
+    values = _split_fields(chars, len(names))
     for index, name in enumerate(names):
-        shell.vars[name] = fields[index] if index < len(fields) else ""
-    return 0 if line or byte else 1
+        shell.vars[name] = values[index] if index < len(values) else ""
+    return 0 if ended else 1
+
+
+def _decoded(data: bytearray) -> list[tuple[str, bool]]:
+    return [(ch, False) for ch in data.decode("utf-8", "replace")]
+
+
+def _split_fields(chars: list[tuple[str, bool]], count: int) -> list[str]:
+    """Split on unescaped blanks into at most `count` fields (the last keeps the rest,
+    blanks inside it included, trailing blanks dropped)."""
+    fields: list[str] = []
+    index = 0
+    while index < len(chars) and chars[index][0] in " \t" and not chars[index][1]:
+        index += 1
+    while index < len(chars):
+        if len(fields) == count - 1:
+            rest = chars[index:]
+            while rest and rest[-1][0] in " \t" and not rest[-1][1]:
+                rest.pop()
+            fields.append("".join(ch for ch, _ in rest))
+            break
+        start = index
+        while index < len(chars) and not (chars[index][0] in " \t" and not chars[index][1]):
+            index += 1
+        fields.append("".join(ch for ch, _ in chars[start:index]))
+        while index < len(chars) and chars[index][0] in " \t" and not chars[index][1]:
+            index += 1
+    return fields
 
 
 def _colon(shell: Shell, argv: list[str], streams: Streams) -> int:
@@ -135,12 +205,12 @@ _RESERVED = frozenset(
      "if", "in", "select", "then", "time", "until", "while", "[[", "]]")
 )  # fmt: skip
 _SPECIAL = frozenset((".", ":", "break", "continue", "eval", "exec", "exit", "export",
-                      "readonly", "return", "set", "shift", "times", "trap", "typeset",
-                      "unset"))  # fmt: skip
+                      "readonly", "return", "set", "shift", "source", "times", "trap",
+                      "typeset", "unset"))  # fmt: skip
 _MKSH_BUILTINS = frozenset(("[", "alias", "bg", "cd", "command", "echo", "false", "fc", "fg",
-                            "getopts",
-                            "jobs", "kill", "print", "pwd", "read", "test", "true", "type",
-                            "ulimit", "umask", "unalias", "wait", "whence"))  # fmt: skip
+                            "getopts", "jobs", "kill", "let", "local", "print", "pwd", "read",
+                            "test", "true", "type", "ulimit", "umask", "unalias", "wait",
+                            "whence"))  # fmt: skip
 
 
 def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
@@ -148,6 +218,8 @@ def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
     for name in argv[1:]:
         if name in _RESERVED:
             text = f"{name} is a reserved word"
+        elif name in shell.functions and name not in _SPECIAL:
+            text = f"{name} is a function"
         elif name in _SPECIAL:
             text = f"{name} is a special shell builtin"
         elif name in _MKSH_BUILTINS or name in SHELL_BUILTINS:
@@ -166,14 +238,15 @@ def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
 
 def _command(shell: Shell, argv: list[str], streams: Streams) -> int:
     """`command -v NAME…` (what would run), `command -V` (as type), or run NAME skipping
-    nothing (the simulated shell has no functions or aliases to skip)."""
+    functions (the simulated shell has no aliases)."""
     args = argv[1:]
     if args[:1] in (["-v"], ["-V"]):
         if args[0] == "-V":
             return _type(shell, ["type", *args[1:]], streams)
         status = 0
         for name in args[1:]:
-            if name in SHELL_BUILTINS or name in _MKSH_BUILTINS or name in _SPECIAL:
+            known = name in SHELL_BUILTINS or name in _MKSH_BUILTINS or name in _SPECIAL
+            if known or name in shell.functions:
                 streams.stdout.write(name.encode() + b"\n")
             elif "/" not in name and shell.host.lookup(name) is not None:
                 streams.stdout.write(f"/system/bin/{name}\n".encode())

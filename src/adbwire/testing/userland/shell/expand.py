@@ -7,11 +7,12 @@ makes `echo '$(reboot)'` print `$(reboot)` while `echo $(id)` runs `id`.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from adbwire.shell_syntax.lexer import Arith, CmdSub, Lit, Param, Word
+from adbwire.shell_syntax.lexer import Arith, CmdSub, Lit, Param, Part, Word
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 
@@ -64,29 +65,85 @@ def expand_single(host: ExpansionHost, word: Word) -> str:
     return "".join(text for segments in fields for text, _ in segments)
 
 
+def _lookup(host: ExpansionHost, name: str) -> str | None:
+    value = host.special_param(name)
+    return host.get_var(name) if value is None else value
+
+
+def _selected_word(host: ExpansionHost, part: Param) -> tuple[Part, ...] | None:
+    """The operand word a `${name-word}`-style expansion stands for, or None when it
+    stands for the parameter's value (which `:=`/`=` may have just assigned)."""
+    if part.op not in ("-", ":-", "+", ":+", "=", ":=", "?", ":?"):
+        return None
+    value = _lookup(host, part.name)
+    unset = value is None or (part.op.startswith(":") and not value)
+    if part.op in ("+", ":+"):
+        return () if unset else part.word
+    if not unset:
+        return None
+    if part.op in ("-", ":-"):
+        return part.word
+    if part.op in ("=", ":="):
+        host.set_var(part.name, expand_single(host, Word(part.word)))
+        return None
+    message = expand_single(host, Word(part.word)) or "parameter null or not set"
+    raise UnsetParameter(f"{part.name}: {message}")  # `${name:?message}`
+
+
 def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
     if isinstance(part, CmdSub):
         return host.substitute(part.source)
     if isinstance(part, Arith):
         expression = "".join(p.text if isinstance(p, Lit) else _value(host, p) for p in part.parts)
         return str(evaluate(expression, host))
-    value = host.special_param(part.name)
-    if value is None:
-        value = host.get_var(part.name)
-    if value is None and part.default is None and "nounset" in host.options:
+    value = _lookup(host, part.name)
+    if value is None and not part.op and "nounset" in host.options:
         raise UnsetParameter(f"{part.name}: parameter not set")
     if part.length:
         return str(len(value or ""))
-    if not value and part.default is not None:
-        return part.default
+    if part.op in ("#", "##", "%", "%%"):
+        return _trim(value or "", part.op, _pattern(host, part.word))
     return value or ""
+
+
+def matches(host: ExpansionHost, pattern: Word, value: str) -> bool:
+    """Whether `value` matches a `case` pattern: unquoted `*?[…]` glob, quoted text is literal."""
+    return _pattern(host, pattern.parts).fullmatch(value) is not None
+
+
+def _pattern(host: ExpansionHost, word: tuple[Part, ...]) -> re.Pattern[str]:
+    segments = [seg for field in _fields(host, Word(word), split=False) for seg in field]
+    chars = [(ch, literal) for text, literal in segments for ch in text]
+    return _component_regex(chars)
+
+
+def _trim(value: str, op: str, pattern: re.Pattern[str]) -> str:
+    """`${v#p}` `${v##p}`: the shortest/longest matching prefix removed; `%`, `%%`: suffix."""
+    cuts = range(len(value) + 1)
+    if op == "#":
+        return next((value[i:] for i in cuts if pattern.fullmatch(value[:i])), value)
+    if op == "##":
+        return next((value[i:] for i in reversed(cuts) if pattern.fullmatch(value[:i])), value)
+    if op == "%":
+        return next((value[:i] for i in reversed(cuts) if pattern.fullmatch(value[i:])), value)
+    return next((value[:i] for i in cuts if pattern.fullmatch(value[i:])), value)
 
 
 def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segment]]:
     fields: list[list[Segment]] = []
     current: list[Segment] | None = None
-    for part in word.parts:
-        if isinstance(part, Lit):
+    pending: list[tuple[Part, bool]] = [(part, False) for part in word.parts]
+    while pending:
+        part, from_operand = pending.pop(0)
+        if isinstance(part, Param) and part.op:
+            selected = _selected_word(host, part)
+            if selected is not None:  # the operand word, expanded in the parameter's place
+                inner = [_quote(p) for p in selected] if part.quoted else selected
+                pending[:0] = [(p, True) for p in inner]
+                if not selected and part.quoted:
+                    pending.insert(0, (Lit("", True), True))
+                continue
+        if isinstance(part, Lit) and not (from_operand and not part.quoted and split):
             current = current if current is not None else []
             current.append((part.text, part.quoted))
             continue
@@ -99,7 +156,7 @@ def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segmen
                 current = current if current is not None else []
                 current.append((param, True))
             continue
-        value = _value(host, part)
+        value = part.text if isinstance(part, Lit) else _value(host, part)
         if part.quoted or not split:
             current = current if current is not None else []
             current.append((value, True))
@@ -120,6 +177,13 @@ def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segmen
     if current is not None:
         fields.append(current)
     return fields
+
+
+def _quote(part: Part) -> Part:
+    """A part of a quoted `${name-word}`'s word: quoted too."""
+    if isinstance(part, Lit):
+        return Lit(part.text, True)
+    return dataclasses.replace(part, quoted=True)
 
 
 def _has_glob(segments: list[Segment]) -> bool:

@@ -3,9 +3,7 @@
 Pipelines run their stages at once, joined by bounded pipes (process.Pipe): a stage whose
 reader is gone ends with SIGPIPE's status, so `yes | head -1` ends; the last stage runs in
 the shell itself, as in mksh, and streams to the client as it runs.
-`cmd &` runs in a thread as a background job: a subshell process whose pid is `$!`, with
-stdin from /dev/null; `wait` waits for jobs, and the session waits for them before it ends
-(as adbd waits for the output pipes a background job still holds). No job control.
+Background jobs are in jobs.py, compound commands and functions in control.py.
 
 Each command that is not a shell builtin runs as a child process in the device's process
 table (so `ps` shows it); a signal sent to it ends it (status 128+N), one sent to the shell
@@ -18,16 +16,16 @@ import contextlib
 import functools
 import posixpath
 import shlex
-import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adbwire.shell_syntax.lexer import ShellSyntaxError
 from adbwire.shell_syntax.parser import (
     AndOr,
+    Case,
     Command,
     For,
+    FunctionDef,
     Group,
     If,
     Loop,
@@ -45,12 +43,14 @@ from adbwire.testing.userland.process import (
     NullWriter,
     Streams,
 )
-from adbwire.testing.userland.shell import redirects
+from adbwire.testing.userland.shell import control, jobs, redirects
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
+from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
 from adbwire.testing.userland.shell.invocation import CommandFn, Invocation, ShellHost
 from adbwire.testing.userland.shell.pipeline import run_stages
+from adbwire.testing.userland.shell.ulimit import default_limits
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.android.state import Process
@@ -58,15 +58,7 @@ if TYPE_CHECKING:
 __all__ = ["SHELL_PATH", "CommandFn", "ExitShell", "Invocation", "Shell", "ShellHost"]
 
 BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
-
-
-@dataclass
-class Job:
-    """A background job: its subshell process and, once done, its status."""
-
-    process: Process
-    done: threading.Event
-    status: int = 0
+BUILTINS = {**SHELL_BUILTINS, **SCRIPT_BUILTINS}
 
 
 class Shell:
@@ -100,9 +92,20 @@ class Shell:
         self._errexit_candidate = False
         self.child: Process | None = None
         """The command running in the foreground, if any."""
-        self.jobs: dict[int, Job] = {}
+        self.jobs: dict[int, jobs.Job] = {}
         """Background jobs of the session (shared with subshells)."""
         self.last_job = ""
+        self.functions: dict[str, FunctionDef] = {}
+        self.frames: list[dict[str, str | None]] = []
+        """One per function being run: the values its `local` names had before."""
+        self.loop_depth = 0
+        self.sourcing = 0
+        """Scripts being read by `.`: `return` leaves one."""
+        self.limits = default_limits()
+        """`ulimit`: resource -> (soft, hard), None meaning unlimited."""
+        self.getopts_state = ("1", 0)
+        """getopts: the OPTIND it last set, and the letter to read next inside that word
+        of grouped options (`-abc`)."""
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
 
     def cancelled(self) -> bool:
@@ -209,6 +212,9 @@ class Shell:
         child.options = set(self.options)
         child.jobs = self.jobs
         child.last_job = self.last_job
+        child.functions = dict(self.functions)
+        child.limits = dict(self.limits)
+        child.loop_depth = self.loop_depth
         return child
 
     def resolve(self, path: str) -> str:
@@ -235,62 +241,19 @@ class Shell:
             if self.cancelled():
                 break
             if item.background:
-                self._start_job(item, streams)
+                jobs.start_job(self, item, streams)
                 self.last_status = 0
                 continue
-            self.last_status = self._and_or(item, streams)
+            self.last_status = self.run_and_or(item, streams)
             if self.last_status and self._errexit_candidate and "errexit" in self.options:
                 raise ExitShell(self.last_status)  # `set -e`
         self.handle_signals(streams)
         return self.last_status
 
-    def _start_job(self, item: AndOr, streams: Streams) -> None:
-        process = self.host.processes.spawn(
-            [SHELL_PATH],
-            ppid=self.pid,
-            uid=self.host.user_id(),
-            session=self.process.session if self.process else 0,
-        )
-        runner = self.subshell()
-        runner.process, runner.pid = process, process.pid
-        job = Job(process, threading.Event())
-        job_streams = Streams(BytesReader(b""), streams.stdout, streams.stderr)
-
-        def run() -> None:
-            try:
-                job.status = runner._and_or(item, job_streams)
-            except ExitShell as exc:
-                job.status = exc.code
-            except BrokenPipe:  # a built-in of the job wrote into a pipe nobody reads
-                job.status = SIGPIPE_STATUS
-            except Exception:
-                job.status = 1
-            finally:
-                if process.pending_signal:
-                    job.status = 128 + process.pending_signal
-                self.host.processes.reap(process)
-                job.done.set()
-
-        self.jobs[process.pid] = job
-        self.last_job = str(process.pid)
-        threading.Thread(target=run, name=f"device job {process.pid}", daemon=True).start()
-
     def wait_jobs(self, pids: list[int] | None = None) -> int:
-        """Wait for background jobs (all, or those pids); the status of the last one waited
-        for (127 for a pid that is not a job), or 0 for all of them."""
-        status = 0
-        for pid in list(self.jobs) if pids is None else pids:
-            job = self.jobs.get(pid)
-            if job is None:
-                status = 127
-                continue
-            while not job.done.wait(0.05):
-                if self.outer_cancelled():
-                    return 128 + 1
-            status = job.status if pids is not None else 0
-        return status
+        return jobs.wait_jobs(self, pids)
 
-    def _and_or(self, item: AndOr, streams: Streams) -> int:
+    def run_and_or(self, item: AndOr, streams: Streams) -> int:
         status = self._pipeline(item.first, streams)
         last = item.first
         for op, pipeline in item.rest:
@@ -322,7 +285,7 @@ class Shell:
         except redirects.RedirectError as exc:
             streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
             return 1
-        except ArithmeticFailure as exc:
+        except (ArithmeticFailure, control.RecursionLimit) as exc:
             # An expansion error ends a non-interactive shell, as in mksh.
             streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
             if self.interactive:
@@ -340,49 +303,22 @@ class Shell:
             except ExitShell as exc:
                 return exc.code
         if isinstance(command, If):
-            for cond, body in command.branches:
-                if self._condition(cond, streams) == 0:
-                    return self.run_script(body, streams)
-            return self.run_script(command.orelse, streams) if command.orelse else 0
+            return control.run_if(self, command, streams)
         if isinstance(command, Loop):
-            return self._loop(command, streams)
-        return self._for(command, streams)
+            return control.run_loop(self, command, streams)
+        if isinstance(command, For):
+            return control.run_for(self, command, streams)
+        if isinstance(command, Case):
+            return control.run_case(self, command, streams)
+        self.functions[command.name] = command
+        return 0
 
-    def _condition(self, script: Script, streams: Streams) -> int:
-        self.condition_depth += 1
-        try:
-            return self.run_script(script, streams)
-        finally:
-            self.condition_depth -= 1
-
-    def _loop(self, loop: Loop, streams: Streams) -> int:
-        status = 0
-        while not self.cancelled():
-            if (self._condition(loop.cond, streams) == 0) == loop.until:
-                break
-            status = self.run_script(loop.body, streams)
-        return status
-
-    def _for(self, loop: For, streams: Streams) -> int:
-        items = (
-            list(self._positional)
-            if loop.items is None
-            else expand_words(self, loop.items, self._listdir, self.cwd)
-        )
-        status = 0
-        for item in items:
-            if self.cancelled():
-                break
-            self.vars[loop.var] = item
-            status = self.run_script(loop.body, streams)
-        return status
-
-    def _listdir(self, path: str) -> list[str]:
+    def listdir(self, path: str) -> list[str]:
         return [name for name, _ in self.host.files.listdir(path)]
 
     def _simple(self, command: Simple, streams: Streams) -> int:
         self._streams = streams
-        argv = expand_words(self, command.words, self._listdir, self.cwd)
+        argv = expand_words(self, command.words, self.listdir, self.cwd)
         values = [(name, expand_single(self, word)) for name, word in command.assigns]
         if not argv:
             self.vars.update(values)
@@ -394,6 +330,9 @@ class Shell:
                 ("+ " + " ".join(shlex.quote(arg) for arg in argv) + "\n").encode()
             )
         try:
+            function = self.functions.get(argv[0])
+            if function is not None and argv[0] not in SPECIAL_BUILTINS:
+                return control.call_function(self, function, argv, streams)
             return self.execute(argv, streams)
         finally:
             for name, old in saved.items():
@@ -405,7 +344,7 @@ class Shell:
     def execute(self, argv: list[str], streams: Streams) -> int:
         """Run one already-expanded command: a shell builtin, a device command, or 127."""
         name = argv[0]
-        builtin = SHELL_BUILTINS.get(name)
+        builtin = BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, streams)
         lookup_name = name

@@ -1,4 +1,5 @@
-"""Redirections: `>`, `>>`, `<`, `2>&1`, `>&2`, to and from device files and /dev/null."""
+"""Redirections: `>`, `>>`, `<`, `2>&1`, `>&2`, to and from device files and /dev/null,
+and here-documents (`<<`: the expanded body is the input)."""
 
 from __future__ import annotations
 
@@ -70,6 +71,8 @@ def _open(
     stack: contextlib.ExitStack,
 ) -> Reader | Writer:
     op = redirect.op
+    if op == "<<":
+        return BytesReader(target.encode())
     if op in (">&", "<&"):
         if target == "-":
             return NullWriter()

@@ -1,0 +1,105 @@
+"""The syntax tree the parser builds: commands, pipelines, and/or lists, scripts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from adbwire.shell_syntax.lexer import HereDoc, Word
+
+__all__ = [
+    "AndOr",
+    "Case",
+    "Command",
+    "For",
+    "FunctionDef",
+    "Group",
+    "If",
+    "Loop",
+    "Pipeline",
+    "Redirect",
+    "Script",
+    "Simple",
+]
+
+
+@dataclass(frozen=True)
+class Redirect:
+    fd: int
+    op: str  # ">", ">>", "<", ">&", "<&", ">|", "<>", or "<<" (target: the body)
+    target: Word
+    heredoc: HereDoc | None = None
+
+
+@dataclass
+class Simple:
+    assigns: list[tuple[str, Word]] = field(default_factory=list)
+    words: list[Word] = field(default_factory=list)
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Group:
+    body: Script
+    subshell: bool
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class If:
+    branches: list[tuple[Script, Script]]
+    orelse: Script | None
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Loop:
+    cond: Script
+    body: Script
+    until: bool
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class For:
+    var: str
+    items: list[Word] | None
+    body: Script
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class Case:
+    word: Word
+    items: list[tuple[list[Word], Script]]
+    ends: list[str] = field(default_factory=list)
+    """How each item ends: `;;`, `;&` (run the next body too) or `;|` (test the next)."""
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+@dataclass
+class FunctionDef:
+    """`NAME() BODY` or `function NAME BODY`: defining runs nothing; calling runs BODY."""
+
+    name: str
+    body: Command
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Group | If | Loop | For | Case | FunctionDef
+
+
+@dataclass
+class Pipeline:
+    negate: bool
+    commands: list[Command]
+
+
+@dataclass
+class AndOr:
+    first: Pipeline
+    rest: list[tuple[str, Pipeline]]
+    background: bool = False
+    """Ended by `&`: run asynchronously."""
+
+
+Script = list[AndOr]

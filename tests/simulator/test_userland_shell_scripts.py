@@ -1,0 +1,474 @@
+"""The simulated mksh runs the scripts device tests use: functions, here-documents, case,
+local, return/break/continue, getopts, let, `.`, read -r, ulimit and the ${name OP word}
+expansions.
+
+Expected outputs, errors and statuses come from mksh R59c (`mksh -c SCRIPT`, Debian's
+package of the release Android 14 ships as /system/bin/sh), with mksh's `mksh: ` prefix
+written as the device's `/system/bin/sh: `.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.simulator.userland_harness import make_userland, run
+
+# (script, stdout, stderr, exit status), as mksh R59c gives them
+MKSH_CASES = [
+    (
+        (
+            'f() { echo "f:$1:$#"; return 3; }; f a b; echo $?; function g { '
+            'typeset l=2; echo g$l; }; g; echo "[$l]"'
+        ),
+        "f:a:2\n3\ng2\n[]\n",
+        "",
+        0,
+    ),
+    (
+        'x=1; f() { local x; echo "[$x]"; x=2; }; f; echo $x',
+        "[]\n1\n",
+        "",
+        0,
+    ),
+    (
+        'x=1; cat <<E; cat <<-"F"\nv=$x \\$x "q" \\" `echo bt`\nE\n\ttab $x\n\tF\necho done',
+        'v=1 $x "q" \\" bt\ntab $x\ndone\n',
+        "",
+        0,
+    ),
+    (
+        (
+            "for i in 1 2 3; do for j in a b; do [ $j = b ] && continue 2; [ $i = "
+            "3 ] && break 2; echo $i$j; done; done; echo end"
+        ),
+        "1a\n2a\nend\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "x=abc.tar.gz; echo ${x%.*} ${x%%.*} ${x#*.} ${x##*.} ${#x} ${x:+set} "
+            "${y:+set} ${y-def} ${y:=new} $y"
+        ),
+        "abc.tar abc tar.gz gz 10 set def new new\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "while getopts ab:c o -a -b val -c -d x; do echo "
+            '"$o:${OPTARG-unset}:$OPTIND"; done; echo "end $OPTIND"'
+        ),
+        "a:unset:2\nb:val:4\nc:unset:5\n?:unset:6\nend 6\n",
+        "/system/bin/sh: -d: unknown option\n",
+        0,
+    ),
+    (
+        (
+            'getopts :a: o -a; echo "$?:$o:${OPTARG-u}"; OPTIND=1; getopts a: o '
+            '-a; echo "$?:$o:${OPTARG-u}"'
+        ),
+        "0:::a\n0:?:u\n",
+        "/system/bin/sh: -a: requires an argument\n",
+        0,
+    ),
+    (
+        (
+            'set -- -xvf file -- rest; while getopts xvf: opt; do echo "$opt '
+            '${OPTARG-}"; done; shift $((OPTIND-1)); echo "$@"'
+        ),
+        "x \nv \nf file\nrest\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "case x in\n  x|y)\n    echo hit\n    ;;\n  *) echo no ;;\nesac; case "
+            "\"a.txt\" in *.txt) echo txt;; esac; case ab in 'a*') echo q;; a?) "
+            "echo glob;; esac"
+        ),
+        "hit\ntxt\nglob\n",
+        "",
+        0,
+    ),
+    (
+        'f() { echo "$@"; shift; echo $#; }; set -- a b c; f 1 2; echo "$@"',
+        "1 2\n1\na b c\n",
+        "",
+        0,
+    ),
+    (
+        "ulimit -n 1024; ulimit -n; ulimit -Hn 2000; echo $?; ulimit -n 99999999; echo $?",
+        "1024\n1\n1\n",
+        (
+            "/system/bin/sh: ulimit: 2000 exceeds allowable nofiles(descriptors) "
+            "limit\n/system/bin/sh: ulimit: 99999999 exceeds allowable "
+            "nofiles(descriptors) limit\n"
+        ),
+        0,
+    ),
+    (
+        "shift 3; echo $?",
+        "",
+        "/system/bin/sh: shift: nothing to shift\n",
+        1,
+    ),
+    (
+        "break; echo $?",
+        "0\n",
+        "/system/bin/sh: break: can't break\n",
+        0,
+    ),
+    (
+        "echo ${x:?}; echo after",
+        "",
+        "/system/bin/sh: x: parameter null or not set\n",
+        1,
+    ),
+    (
+        "let x=2+3 y=0; echo $? $x",
+        "1 5\n",
+        "",
+        0,
+    ),
+    (
+        (
+            'read -r a b <<EOF\nx\\y  z  w\nEOF\necho "[$a][$b]"; read a '
+            '<<EOF\nx\\y\\\ncont\nEOF\necho "[$a]"'
+        ),
+        "[x\\y][z  w]\n[xycont]\n",
+        "",
+        0,
+    ),
+    (
+        "f() { return; }; false; f; echo $?",
+        "1\n",
+        "",
+        0,
+    ),
+    (
+        'echo "${u-"a  b"}" ${u:-"c  d"} ${u:-e  f}',
+        "a  b c  d e f\n",
+        "",
+        0,
+    ),
+    (
+        "i=0; while :; do i=$((i+1)); [ $i -gt 3 ] && break; done; echo $i",
+        "4\n",
+        "",
+        0,
+    ),
+    (
+        "f() { echo in f; exit 4; echo no; }; f; echo not reached",
+        "in f\n",
+        "",
+        4,
+    ),
+    (
+        "x=5; f() { x=6; }; f; echo $x",
+        "6\n",
+        "",
+        0,
+    ),
+    (
+        'g() { echo "$1" >&2; }; g err 2>&1',
+        "err\n",
+        "",
+        0,
+    ),
+    (
+        "h() { cat; }; echo piped | h",
+        "piped\n",
+        "",
+        0,
+    ),
+    (
+        "x=a; case $x in a) echo one;& b) echo two;; esac",
+        "one\ntwo\n",
+        "",
+        0,
+    ),
+    (
+        "printf '%s\\n' a b | while read l; do echo \"<$l>\"; done",
+        "<a>\n<b>\n",
+        "",
+        0,
+    ),
+    (
+        "cat <<EOF | wc -l\n1\n2\nEOF",
+        "2\n",
+        "",
+        0,
+    ),
+    (
+        "f() {\n  local n=$1\n  [ $n -le 0 ] && return 0\n  echo $n\n  f $((n-1))\n}\nf 3",
+        "3\n2\n1\n",
+        "",
+        0,
+    ),
+    (
+        'echo ${#}; set -- a b; echo ${#} ${1:-x} ${3:-y} "${@}"',
+        "0\n2 a y a b\n",
+        "",
+        0,
+    ),
+    (
+        'v=/a/b/c.txt; echo ${v##*/} ${v%/*} ${v#/} "${v%.txt}.log"',
+        "c.txt /a/b a/b/c.txt /a/b/c.log\n",
+        "",
+        0,
+    ),
+    (
+        "cat <<'EOF'\n$HOME `x` \\n\nEOF",
+        "$HOME `x` \\n\n",
+        "",
+        0,
+    ),
+    (
+        "echo $(cat <<EOF\ninside\nEOF\n)",
+        "inside\n",
+        "",
+        0,
+    ),
+    (
+        "return 5; echo no",
+        "",
+        "",
+        5,
+    ),
+    (
+        "f() { return 300; }; f; echo $?",
+        "44\n",
+        "",
+        0,
+    ),
+    (
+        "x=; echo ${x:-empty} ${x-unset} ${x:=filled} $x",
+        "empty filled filled\n",
+        "",
+        0,
+    ),
+    (
+        ". /nonexistent; echo after",
+        "",
+        "/system/bin/sh: .: /nonexistent: No such file or directory\n",
+        1,
+    ),
+    (
+        "f() { echo out; echo err >&2; } > /dev/null; f; echo status $?",
+        "status 0\n",
+        "err\n",
+        0,
+    ),
+    (
+        'f() { local a=1 b; b=2; echo "$a$b"; }; a=x; b=y; f; echo "$a$b"',
+        "12\nxy\n",
+        "",
+        0,
+    ),
+    (
+        "outer() { inner() { echo inner $1; }; inner x; }; outer; inner y",
+        "inner x\ninner y\n",
+        "",
+        0,
+    ),
+    (
+        'f() { echo "[$*]" "[$#]"; }; f "a b" c \'\'',
+        "[a b c ] [3]\n",
+        "",
+        0,
+    ),
+    (
+        "for x in a b; do case $x in a) continue;; esac; echo $x; done",
+        "b\n",
+        "",
+        0,
+    ),
+    (
+        'while read -r k v; do echo "$k=$v"; done <<EOF\none 1\ntwo 2 2\nEOF',
+        "one=1\ntwo=2 2\n",
+        "",
+        0,
+    ),
+    (
+        "x=7; cat <<EOF\n$((x * 2)) ${x:+set} $(echo sub) \\\\back\nEOF",
+        "14 set sub \\back\n",
+        "",
+        0,
+    ),
+    (
+        "cat 0<<EOF\nfd zero\nEOF",
+        "fd zero\n",
+        "",
+        0,
+    ),
+    (
+        "set -e; f() { false; echo no; }; f; echo not reached",
+        "",
+        "",
+        1,
+    ),
+    (
+        "n=0; until [ $n -ge 2 ]; do n=$((n+1)); done; echo $n",
+        "2\n",
+        "",
+        0,
+    ),
+    (
+        (
+            'case "" in "") echo empty;; *) echo other;; esac; case 5 in [0-9]) '
+            "echo digit;; esac; case x in [!a-c]) echo neg;; esac"
+        ),
+        "empty\ndigit\nneg\n",
+        "",
+        0,
+    ),
+    (
+        "f() { return 1; }; if f; then echo yes; else echo no; fi; f || echo failed",
+        "no\nfailed\n",
+        "",
+        0,
+    ),
+    (
+        'x=a-b-c; echo ${x#*-} ${x##*-} ${x%-*} ${x%%-*} ${x#z} "${x%"-c"}"',
+        "b-c c a-b a a-b-c a-b\n",
+        "",
+        0,
+    ),
+    (
+        "unset v; echo ${v:+alt}${v:-def}; v=val; echo ${v:+alt} ${#v}",
+        "def\nalt 3\n",
+        "",
+        0,
+    ),
+    (
+        "echo ${v?custom message}; echo not reached",
+        "",
+        "/system/bin/sh: v: custom message\n",
+        1,
+    ),
+    (
+        'set -- a b c d; shift 2; echo "$@ $#"',
+        "c d 2\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "i=0; while [ $i -lt 5 ]; do i=$((i+1)); [ $i -eq 2 ] && continue; [ "
+            "$i -eq 4 ] && break; echo $i; done"
+        ),
+        "1\n3\n",
+        "",
+        0,
+    ),
+    (
+        'function f { echo "args: $#"; }; f 1 2 3',
+        "args: 3\n",
+        "",
+        0,
+    ),
+    (
+        "f() { echo one; }; f() { echo two; }; f",
+        "two\n",
+        "",
+        0,
+    ),
+    (
+        "let 'x = 3 * 4'; echo $x; let 0; echo $?",
+        "12\n1\n",
+        "",
+        0,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("script", "out", "err", "status"), MKSH_CASES, ids=[c[0][:50] for c in MKSH_CASES]
+)
+def test_scripts_behave_as_under_mksh(
+    tmp_path: Path, script: str, out: str, err: str, status: int
+) -> None:
+    result = run(make_userland(tmp_path), script)
+    assert (result.out, result.err, result.status) == (out, err, status)
+
+
+ULIMIT_ALL = """\
+-t: time(cpu-seconds)     unlimited
+-f: file(blocks)          unlimited
+-c: coredump(blocks)      0
+-d: data(KiB)             unlimited
+-s: stack(KiB)            8192
+-l: lockedmem(KiB)        64
+-n: nofiles(descriptors)  32768
+-p: processes             25946
+-i: sigpending            25946
+-q: msgqueue(bytes)       819200
+-e: maxnice               40
+-R: rttime(ms)            unlimited
+-r: maxrtprio             0
+-v: address-space(KiB)    unlimited
+-x: filelocks             unlimited
+"""
+
+
+def test_ulimit_prints_and_lowers_the_limits_of_an_adb_shell(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    assert run(userland, "ulimit -a").out == ULIMIT_ALL
+    assert run(userland, "ulimit; ulimit -n; ulimit -c; ulimit -Hs").out == (
+        "unlimited\n32768\n0\nunlimited\n"
+    )
+    lowered = run(userland, "ulimit -n 1024; ulimit -n; ulimit -Hn; (ulimit -n 4); ulimit -n")
+    assert lowered.out == "1024\n1024\n1024\n"
+    raised = run(userland, "ulimit -n 40000; echo $?")
+    assert raised.out == "1\n"
+    assert raised.err == (
+        "/system/bin/sh: ulimit: 40000 exceeds allowable nofiles(descriptors) limit\n"
+    )
+    soft_only = run(userland, "ulimit -Sc 10; ulimit -c; ulimit -Hc")
+    assert soft_only.out == "10\nunlimited\n"
+    bad = run(userland, "ulimit -z; echo $?; ulimit -n lots; echo $?")
+    assert bad.out == "1\n1\n"
+    assert bad.err == (
+        "/system/bin/sh: ulimit: -z: unknown option\n"
+        "/system/bin/sh: ulimit: usage: ulimit [-acdefHilnpqRrSstvx] [value]\n"
+        "/system/bin/sh: ulimit: invalid nofiles(descriptors) limit: lots\n"
+    )
+
+
+def test_a_function_runs_in_the_shell_and_sees_its_caller(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    result = run(userland, "f() { cd /sdcard; X=set; }; f; pwd; echo $X; type f; command -v f")
+    assert result.out == "/sdcard\nset\nf is a function\nf\n"
+    assert run(userland, "f() { echo fn; }; command f").status == 127  # command skips it
+    assert run(userland, "exit() { echo fn; }; exit 3").status == 3  # special built-ins first
+
+
+def test_runaway_recursion_ends_the_shell_with_an_error(tmp_path: Path) -> None:
+    result = run(make_userland(tmp_path), "f() { f; }; f; echo not reached")
+    assert result.status == 1
+    assert result.out == ""
+    assert result.err == "/system/bin/sh: f: too many nested function calls\n"
+
+
+def test_functions_here_documents_and_dot_scripts_work_together(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    script = (
+        "cat > /data/local/tmp/lib.sh <<'EOF'\n"
+        'greet() { echo "hello $1"; return 7; }\n'
+        "EOF\n"
+        ". /data/local/tmp/lib.sh; greet you; echo $?"
+    )
+    assert run(userland, script).out == "hello you\n7\n"
+    sourced = run(userland, "echo 'return 4; echo no' > /data/local/tmp/r.sh; "
+                  ". /data/local/tmp/r.sh; echo $?")  # fmt: skip
+    assert sourced.out == "4\n"
+
+
+def test_read_takes_one_line_even_when_it_is_huge(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    line = b"x" * 5000 + b" tail\nnext\n"
+    result = run(userland, 'read -r a b; read c; echo "${#a} $b $c"', stdin=line)
+    assert result.out == "5000 tail next\n"
