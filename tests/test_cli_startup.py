@@ -140,6 +140,7 @@ SERVE_HEAVY = (
     "libusb_package",
     "zeroconf",
     "OpenSSL",
+    "PIL",
     "adbwire.wire.usb.discovery",
     "adbwire.wire.mdns.browser",
     "adbwire.wire.pairing",
@@ -147,9 +148,25 @@ SERVE_HEAVY = (
     "adbwire.testing",
     "adbwire.mcp.server.http",
     "adbwire.mcp.server.usb_source",
+    "adbwire.mcp.tools",
+    "adbwire.mcp.runtime",
+    "adbwire.mcp.trace.recorder",
+    "adbwire.mcp.trace.writer",
+    "adbwire.device.info",
+    "adbwire.device.parsers",
+    "adbwire.device.screen",
+    "adbwire.device.ui",
 )
-"""What a stdio `serve --no-usb` must not load before it answers tools/list (issue #20).
+"""What a stdio `serve --no-usb` must not load before it answers tools/list (issue #20): the
+tool families (tools/list comes from the generated catalogue), the device layer, Pillow.
 uvicorn, starlette and httpx are not here: the MCP SDK itself imports them."""
+SERVE_OURS = 75
+"""adbwire's modules when serve answers tools/list (67 when written, 193 before the catalogue)."""
+SERVE_EXTRA = 90
+"""Modules serve holds beyond the smallest server on the same SDK (81 when written, 247 before)."""
+MINIMAL_SERVER = (
+    "import runpy\nrunpy.run_path('benchmarks/minimal_mcp_server.py', run_name='__main__')\n"
+)
 
 
 def _rpc(number: int | None, method: str, params: dict[str, object]) -> bytes:
@@ -169,15 +186,14 @@ def _answer(server: subprocess.Popen[bytes]) -> dict[str, Any]:
     return answer
 
 
-def test_stdio_serve_answers_tools_list_without_usb_mdns_pairing_or_recording(
-    tmp_path: Path,
-) -> None:
+def _serving_modules(home: Path, statement: str) -> tuple[dict[str, Any], list[str]]:
+    """Run a stdio MCP server (`statement`), ask for tools/list; its answer and the modules
+    the server held when it exited at the end of input."""
     program = (
         "import json, sys\n"
-        "from adbwire.cli.main import main\n"
         "try:\n"
-        "    main(['serve', '--no-usb', '--no-audit'])\n"
-        "except SystemExit:\n"
+        + "".join(f"    {line}\n" for line in statement.splitlines())
+        + "except SystemExit:\n"
         "    pass\n"
         "print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)\n"
     )
@@ -192,7 +208,7 @@ def test_stdio_serve_answers_tools_list_without_usb_mdns_pairing_or_recording(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
-        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "ADBWIRE_MDNS": "0"},
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home), "ADBWIRE_MDNS": "0"},
     ) as server:
         assert server.stdin is not None
         watchdog = threading.Timer(120, server.kill)  # bounds every read below
@@ -212,4 +228,18 @@ def test_stdio_serve_answers_tools_list_without_usb_mdns_pairing_or_recording(
             server.kill()
     assert answer["id"] == 2 and answer["result"]["tools"]  # it did serve the catalogue
     names: list[str] = json.loads(errors.decode().strip().splitlines()[-1])
+    return answer, names
+
+
+def test_stdio_serve_answers_tools_list_without_tools_device_layer_usb_or_pillow(
+    tmp_path: Path,
+) -> None:
+    serve = "from adbwire.cli.main import main\nmain(['serve', '--no-usb', '--no-audit'])"
+    answer, names = _serving_modules(tmp_path, serve)
+    assert len(answer["result"]["tools"]) >= 40  # the standard profile's catalogue
     assert [prefix for prefix in SERVE_HEAVY if loaded(names, prefix)] == []
+    ours = [name for name in names if name.startswith("adbwire")]
+    assert len(ours) <= SERVE_OURS, ours
+    _, baseline = _serving_modules(tmp_path, MINIMAL_SERVER)
+    extra = sorted(set(names) - set(baseline))
+    assert len(extra) <= SERVE_EXTRA, [name for name in extra if not name.startswith("adbwire")]

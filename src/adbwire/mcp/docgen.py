@@ -1,7 +1,8 @@
-"""Generate docs/tools.md from the registry, so the tool reference cannot drift.
+"""Generate docs/tools.md from the registry, so the tool reference cannot drift, and the
+catalogue a server publishes without importing its tools (src/adbwire/mcp/catalogue.json).
 
-python -m adbwire.mcp.docgen            # rewrite docs/tools.md
-python -m adbwire.mcp.docgen --check    # exit 1 when docs/tools.md is stale
+python -m adbwire.mcp.docgen            # rewrite docs/tools.md and catalogue.json
+python -m adbwire.mcp.docgen --check    # exit 1 when either is stale
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from adbwire.mcp import catalogue
 from adbwire.mcp.registry import ToolSpec, all_specs
 from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS
 from adbwire.mcp.safety.policy import PROFILES, Risk
@@ -150,18 +152,26 @@ def _anchor(title: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--check", action="store_true", help="fail when the file is stale")
+    parser.add_argument("--check", action="store_true", help="fail when a file is stale")
     parser.add_argument("--output", type=Path, default=DEFAULT_PATH)
+    parser.add_argument(
+        "--catalogue",
+        type=Path,
+        help="the published catalogue's file (default: the package's, unless --output is given)",
+    )
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = args.output.read_text(encoding="utf-8") if args.output.exists() else ""
-        if current != text:
-            print(f"{args.output} is stale: run python -m adbwire.mcp.docgen", file=sys.stderr)
-            return 1
-        return 0
-    args.output.write_text(text, encoding="utf-8")
-    print(f"wrote {args.output}", file=sys.stderr)
+    outputs = [(args.output, render())]
+    if args.catalogue is not None or args.output == DEFAULT_PATH:
+        outputs.append((args.catalogue or catalogue.DEFAULT_PATH, catalogue.render()))
+    for path, text in outputs:
+        if args.check:
+            current = path.read_text(encoding="utf-8") if path.exists() else ""
+            if current != text:
+                print(f"{path} is stale: run python -m adbwire.mcp.docgen", file=sys.stderr)
+                return 1
+            continue
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}", file=sys.stderr)
     return 0
 
 

@@ -4,7 +4,9 @@ A spec carries everything the server, the policy, the docs generator and the met
 name, risk, typed input and output models, a worked example, and the handler. The MCP
 annotations are derived from the risk, never written by hand, so they cannot disagree with
 it. Tool families (``adbwire.mcp.tools.*``) each export ``TOOLS``; ``all_specs()`` gathers
-them, so a new family (the UI tools) only has to be added to ``tools/__init__.py``.
+them, so a new family (the UI tools) only has to be added to ``tools/__init__.py``. A server
+publishes the generated catalogue (``adbwire.mcp.catalogue``) and imports a spec at its first
+call.
 """
 
 from __future__ import annotations
@@ -70,12 +72,15 @@ class ToolSpec:
 
     @property
     def annotations(self) -> ToolAnnotations:
-        # readOnlyHint defaults to false, and the other hints only mean something then.
-        if self.risk is Risk.READ:
-            return ToolAnnotations(read_only_hint=True)
-        return ToolAnnotations(
-            destructive_hint=self.risk is Risk.DESTRUCTIVE, idempotent_hint=self.idempotent
-        )
+        return annotations_for(self.risk, self.idempotent)
+
+
+def annotations_for(risk: Risk, idempotent: bool) -> ToolAnnotations:
+    """The MCP annotations a tool of this risk publishes."""
+    # readOnlyHint defaults to false, and the other hints only mean something then.
+    if risk is Risk.READ:
+        return ToolAnnotations(read_only_hint=True)
+    return ToolAnnotations(destructive_hint=risk is Risk.DESTRUCTIVE, idempotent_hint=idempotent)
 
 
 def tool(
@@ -130,9 +135,9 @@ def tool(
 
 def all_specs() -> list[ToolSpec]:
     """Every tool adbwire has, in catalogue order; names are unique."""
-    from adbwire.mcp.tools import FAMILIES  # noqa: PLC0415 - the families import this module
+    from adbwire.mcp.tools import families  # noqa: PLC0415 - the families import this module
 
-    specs = [spec for family in FAMILIES for spec in family]
+    specs = [spec for _, tools in families() for spec in tools]
     seen: set[str] = set()
     for spec in specs:
         if spec.name in seen:

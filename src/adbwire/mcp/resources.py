@@ -10,10 +10,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
-from adbwire.device import info, validate
+from adbwire.device import validate
 from adbwire.errors import AdbwireError
 from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS, ToolFailure
-from adbwire.mcp.runtime import connect_checked
 from adbwire.mcp.safety.audit import now_iso
 from adbwire.mcp.server.app import App
 
@@ -78,6 +77,10 @@ def register(server: MCPServer[Any], app: App) -> None:
         mime_type=JSON,
     )
     async def device_info(serial: str) -> str:
+        # The device layer loads at the first read, not to list resources (issue #20).
+        from adbwire.device import info  # noqa: PLC0415
+        from adbwire.mcp.runtime import connect_checked  # noqa: PLC0415
+
         try:
             validate.serial(serial)
             if serial not in app.devices.serials():

@@ -241,9 +241,9 @@ def _output_caps(table: Any, source: str) -> dict[str, int]:
 
 
 def _tool_names() -> set[str]:
-    from adbwire.mcp.registry import all_specs  # noqa: PLC0415 - the registry imports this module
+    from adbwire.mcp.catalogue import published  # noqa: PLC0415 - it imports this module
 
-    return {spec.name for spec in all_specs()}
+    return {tool.name for tool in published()}
 
 
 def with_flags(

@@ -7,7 +7,6 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from adbwire.mcp.devices import DeviceRegistry
-from adbwire.mcp.registry import ToolSpec
 from adbwire.mcp.results.paging import Pager
 from adbwire.mcp.safety.audit import AuditLog
 from adbwire.mcp.safety.paths import LocalRoot
@@ -15,6 +14,7 @@ from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.server.sessions import SessionDefaults
 
 if TYPE_CHECKING:
+    from adbwire.mcp.catalogue import ToolEntry
     from adbwire.mcp.trace.recorder import TraceRecorder
 
 
@@ -27,7 +27,8 @@ class App:
     """stdio, http or memory: decides what a session is (see sessions.py)."""
     pager: Pager = field(default_factory=Pager)
     defaults: SessionDefaults = field(default_factory=SessionDefaults)
-    enabled: list[ToolSpec] = field(default_factory=list)
+    enabled: list[ToolEntry] = field(default_factory=list)
+    """The tools this server publishes (their specs load at each tool's first call)."""
     disabled: dict[str, str] = field(default_factory=dict)
     """Tools the policy leaves out, with the reason."""
     services: dict[str, object] = field(default_factory=dict)

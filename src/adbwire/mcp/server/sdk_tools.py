@@ -4,10 +4,13 @@ We publish our own compact schemas and validate arguments ourselves (so that bad
 come back in our envelope with ``invalid_arguments`` and a field list, instead of the SDK's
 plain-text error): the SDK-side argument model therefore passes the raw arguments through
 untouched, and the handler returns a finished `CallToolResult` (or `InputRequiredResult`).
+The published name, description, schema and annotations come from the tool's catalogue entry
+(`adbwire.mcp.catalogue`), so listing the tools imports none of them.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mcp.server.mcpserver import Context
@@ -16,10 +19,13 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import model_validator
 
-from adbwire.mcp import runtime
+from adbwire.mcp.catalogue import StaleCatalogueError, ToolEntry
 from adbwire.mcp.registry import ToolSpec
-from adbwire.mcp.results.schemas import model_schema
+from adbwire.mcp.results import envelope
+from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.server.app import App
+
+log = logging.getLogger(__name__)
 
 
 class _RawArguments(ArgModelBase):
@@ -31,10 +37,6 @@ class _RawArguments(ArgModelBase):
         return {"arguments": dict(data) if isinstance(data, dict) else {}}
 
 
-def input_schema(spec: ToolSpec) -> dict[str, Any]:
-    return model_schema(spec.input_model, "validation")
-
-
 # No output schema is published: every result carries its structured content and the same
 # JSON in its text block, and its fields are listed in docs/tools.md. Spelling them out in
 # tools/list cost a third of the catalogue an agent reads at the start of every session (and
@@ -42,21 +44,39 @@ def input_schema(spec: ToolSpec) -> dict[str, Any]:
 OUTPUT_SCHEMA = None
 
 
-def build_tool(app: App, spec: ToolSpec) -> Tool:
+def build_tool(app: App, entry: ToolEntry, spec: ToolSpec | None = None) -> Tool:
+    """The SDK tool publishing `entry`; its spec is `spec`, or the family's, imported and
+    checked against the entry at the first call."""
+    resolved = [] if spec is None else [spec]
+
     async def call(
         arguments: dict[str, Any], ctx: Context[Any, Any]
     ) -> CallToolResult | InputRequiredResult:
-        return await runtime.invoke(app, spec, arguments, ctx)
+        if not resolved:
+            try:
+                resolved.append(entry.load_spec())
+            except StaleCatalogueError:
+                log.exception("tool %s cannot run", entry.name)
+                return envelope.failure(
+                    ToolFailure(
+                        ErrorCode.INTERNAL_ERROR,
+                        f"{entry.name} failed because of a bug in adbwire; "
+                        "the server log has the details",
+                    )
+                )
+        from adbwire.mcp import runtime  # noqa: PLC0415 - the device layer: not to list tools
 
-    call.__name__ = spec.name
+        return await runtime.invoke(app, resolved[0], arguments, ctx)
+
+    call.__name__ = entry.name
     return Tool(
         fn=call,
-        name=spec.name,
+        name=entry.name,
         title=None,
-        description=spec.description,
-        parameters=input_schema(spec),
+        description=entry.description,
+        parameters=entry.input_schema,
         fn_metadata=FuncMetadata(arg_model=_RawArguments, output_schema=OUTPUT_SCHEMA),
         is_async=True,
         context_kwarg="ctx",
-        annotations=spec.annotations,
+        annotations=entry.annotations,
     )

@@ -9,7 +9,8 @@ from mcp.server.mcpserver import MCPServer
 
 from adbwire import __version__
 from adbwire.mcp import prompts, resources
-from adbwire.mcp.registry import ToolSpec, all_specs
+from adbwire.mcp.catalogue import ToolEntry, published
+from adbwire.mcp.registry import ToolSpec
 from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.server.app import App
 from adbwire.mcp.server.sdk_tools import build_tool
@@ -30,31 +31,35 @@ errors logged meanwhile (log, log_more); a crash or ANR during an action is its 
 """
 
 
-def decide(policy: Policy, specs: list[ToolSpec]) -> tuple[list[ToolSpec], dict[str, str]]:
+def decide(policy: Policy, tools: list[ToolEntry]) -> tuple[list[ToolEntry], dict[str, str]]:
     """Split the catalogue into the tools this policy publishes and the ones it leaves out."""
-    enabled: list[ToolSpec] = []
+    enabled: list[ToolEntry] = []
     disabled: dict[str, str] = {}
-    for spec in specs:
-        on, reason = policy.tool_state(spec.name, spec.risk, full_only=spec.full_only)
+    for tool in tools:
+        on, reason = policy.tool_state(tool.name, tool.risk, full_only=tool.full_only)
         if on:
-            enabled.append(spec)
+            enabled.append(tool)
         else:
-            disabled[spec.name] = reason
-    unknown = (policy.allow_tools | policy.deny_tools) - {spec.name for spec in specs}
+            disabled[tool.name] = reason
+    unknown = (policy.allow_tools | policy.deny_tools) - {tool.name for tool in tools}
     if unknown:
         log.warning("the policy names unknown tools: %s", ", ".join(sorted(unknown)))
     return enabled, disabled
 
 
 def build_server(app: App, specs: list[ToolSpec] | None = None) -> MCPServer[Any]:
-    app.enabled, app.disabled = decide(app.policy, all_specs() if specs is None else specs)
+    """The server for `app`: the published catalogue (each tool imported at its first call),
+    or exactly `specs` (tests, the demo)."""
+    given = {} if specs is None else {spec.name: spec for spec in specs}
+    tools = published() if specs is None else [ToolEntry.of(spec, spec.family) for spec in specs]
+    app.enabled, app.disabled = decide(app.policy, tools)
     server: MCPServer[Any] = MCPServer(
         "adbwire",
         title="adbwire",
         description="Android devices over the ADB wire protocol, no adb binary",
         instructions=INSTRUCTIONS,
         version=__version__,
-        tools=[build_tool(app, spec) for spec in app.enabled],
+        tools=[build_tool(app, tool, given.get(tool.name)) for tool in app.enabled],
     )
     resources.register(server, app)
     prompts.register(server)

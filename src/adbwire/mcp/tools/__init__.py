@@ -1,57 +1,53 @@
 """The tool families; each module exports TOOLS. Add a family here to publish it.
 
-Every family uses the same `tool(...)` declaration, risk levels, envelope and audit.
+Every family uses the same `tool(...)` declaration, risk levels, envelope and audit. The
+families are imported only when asked for (`families()`): a server answers tools/list from
+the generated catalogue (`adbwire.mcp.catalogue`) and imports a family at its first call.
 """
 
 from __future__ import annotations
 
-from adbwire.mcp.registry import ToolSpec
-from adbwire.mcp.tools import (
-    activity,
-    apps,
-    crashes,
-    devices,
-    files,
-    forwards,
-    gestures,
-    install,
-    instrumentation,
-    logs,
-    network,
-    notifications,
-    packages,
-    processes,
-    properties,
-    recording,
-    screen,
-    settings,
-    shell,
-    system,
-    ui,
-    wireless,
-)
+import importlib
+from collections.abc import Iterator
 
-FAMILIES: list[list[ToolSpec]] = [
-    devices.TOOLS,
-    wireless.TOOLS,
-    properties.TOOLS,
-    packages.TOOLS,
-    install.TOOLS,
-    apps.TOOLS,
-    files.TOOLS,
-    logs.TOOLS,
-    crashes.TOOLS,
-    system.TOOLS,
-    processes.TOOLS,
-    network.TOOLS,
-    activity.TOOLS,
-    instrumentation.TOOLS,
-    shell.TOOLS,
-    forwards.TOOLS,
-    ui.TOOLS,
-    screen.TOOLS,
-    gestures.TOOLS,
-    settings.TOOLS,
-    recording.TOOLS,
-    notifications.TOOLS,
-]
+from adbwire.mcp.registry import ToolSpec
+
+FAMILY_MODULES: tuple[str, ...] = (
+    "devices",
+    "wireless",
+    "properties",
+    "packages",
+    "install",
+    "apps",
+    "files",
+    "logs",
+    "crashes",
+    "system",
+    "processes",
+    "network",
+    "activity",
+    "instrumentation",
+    "shell",
+    "forwards",
+    "ui",
+    "screen",
+    "gestures",
+    "settings",
+    "recording",
+    "notifications",
+)
+"""The modules of `adbwire.mcp.tools` that export TOOLS, in catalogue order."""
+
+
+def family_tools(module: str) -> list[ToolSpec]:
+    """The TOOLS of one family module (imported now if it was not yet)."""
+    if module not in FAMILY_MODULES:
+        raise ValueError(f"no tool family named {module!r}")
+    tools: list[ToolSpec] = importlib.import_module(f"{__name__}.{module}").TOOLS
+    return tools
+
+
+def families() -> Iterator[tuple[str, list[ToolSpec]]]:
+    """Each family module's name and its TOOLS, in catalogue order."""
+    for module in FAMILY_MODULES:
+        yield module, family_tools(module)

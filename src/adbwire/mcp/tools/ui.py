@@ -253,7 +253,7 @@ async def type_text(call: ToolCall, args: TypeArgs) -> ToolOutput:
 
 
 class ScrollArgs(Target):
-    direction: Literal["down", "up", "left", "right"] | None = Field(
+    direction: Literal["up", "down", "left", "right"] | None = Field(
         default=None, description="of new content; default down"
     )
     container: ElementId | None = None
