@@ -271,6 +271,18 @@ async def test_debug_context_with_a_screenshot() -> None:
         image_of(result)
 
 
+async def test_debug_context_sends_the_log_once() -> None:
+    async with session("launcher") as s:
+        error_of(await s.call("open_deep_link", {"uri": "notes://stats"}))  # it crashes
+        result = await s.call("debug_context", {"package": "com.example.notes"})
+        data = data_of(result)
+        (log,) = [b.text for b in result.content[1:] if isinstance(b, types.TextContent)]
+        lines = log.splitlines()
+        assert lines[0] == "log:" and len(lines) - 1 == data["log_lines"] > 0
+        assert any("FATAL EXCEPTION" in line for line in lines)
+        assert "log" not in data and lines[-1] not in result.content[0].text  # type: ignore[union-attr]
+
+
 async def test_animations_off_for_the_session_and_restored() -> None:
     names = ("window_animation_scale", "transition_animation_scale", "animator_duration_scale")
     async with session("settings") as s:

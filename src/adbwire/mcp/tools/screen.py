@@ -15,7 +15,7 @@ import re
 import time
 from typing import Annotated, Literal
 
-from mcp_types import ContentBlock, ImageContent
+from mcp_types import ContentBlock, ImageContent, TextContent
 from pydantic import Field
 
 from adbwire.device import commands
@@ -35,7 +35,7 @@ from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.paths import open_new_file
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
-from adbwire.mcp.tools.outcome import ActionOutcome, outcome_fields, said, watched
+from adbwire.mcp.tools.outcome import ActionOutcome, log_line, outcome_fields, said, watched
 from adbwire.mcp.tools.ui_common import (
     ElementId,
     in_range,
@@ -291,7 +291,7 @@ class DebugArgs(DeviceArgs):
 
 class Debug(Result):
     window: str | None = None
-    log: list[str] | None = None
+    log_lines: int | None = Field(default=None, description="in a text block after 'log:'")
     log_note: str | None = None
     screenshot: Shot | None = None
     errors: dict[str, str] = Field(default_factory=dict)
@@ -306,8 +306,8 @@ class Debug(Result):
     example={"screenshot": True},
 )
 async def debug_context(call: ToolCall, args: DebugArgs) -> ToolOutput:
-    """Focused window, app's recent log, optional screenshot, and the UI tree after the JSON
-    (text block); each part that fails says why in errors."""
+    """Focused window, app's recent log (own text block), optional screenshot, and the UI
+    tree after the JSON (text block); each part that fails says why in errors."""
     found = await call.run(
         read_debug_context,
         call.client,
@@ -320,13 +320,12 @@ async def debug_context(call: ToolCall, args: DebugArgs) -> ToolOutput:
     if ui is not None:
         remember(call, ui.hierarchy)
     shot, extra = shot_content(found.screenshot) if found.screenshot else (None, ())
+    log = [log_line(e) for e in found.log_entries] if found.log_entries is not None else None
+    if log:  # once, in a text block of its own
+        extra = (TextContent(type="text", text="log:\n" + "\n".join(log)), *extra)
     data = Debug(
         window=focus.current_focus if focus else None,
-        log=[
-            f"{e.timestamp} {e.pid} {e.level} {e.tag}: {e.message}" for e in found.log_entries or []
-        ]
-        if found.log_entries is not None
-        else None,
+        log_lines=len(log) if log is not None else None,
         log_note=_log_note(found.log_package, found.log_note),
         screenshot=shot,
         errors=found.errors,
