@@ -141,6 +141,7 @@ SERVE_HEAVY = (
     "zeroconf",
     "OpenSSL",
     "PIL",
+    "tomllib",
     "adbwire.wire.usb.discovery",
     "adbwire.wire.mdns.browser",
     "adbwire.wire.pairing",
@@ -158,7 +159,8 @@ SERVE_HEAVY = (
     "adbwire.device.ui",
 )
 """What a stdio `serve --no-usb` must not load before it answers tools/list (issue #20): the
-tool families (tools/list comes from the generated catalogue), the device layer, Pillow.
+tool families (tools/list comes from the generated catalogue), the device layer, Pillow,
+the TOML parser (only a policy file needs it).
 uvicorn, starlette and httpx are not here: the MCP SDK itself imports them."""
 SERVE_OURS = 75
 """adbwire's modules when serve answers tools/list (67 when written, 193 before the catalogue)."""

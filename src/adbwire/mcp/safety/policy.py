@@ -21,11 +21,6 @@ from typing import Any
 from adbwire.device import validate
 from adbwire.errors import UsageError
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
-
 
 class Risk(str, Enum):
     READ = "read"
@@ -180,6 +175,11 @@ _FILE_KEYS = {"local_root", "device_paths", "max_transfer_mb"}
 
 
 def load_policy_file(path: Path) -> Policy:
+    # The TOML parser loads with a policy file only (serve's start-up, issue #20).
+    if sys.version_info >= (3, 11):
+        import tomllib  # noqa: PLC0415
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]  # noqa: PLC0415
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
