@@ -172,6 +172,8 @@ def main(argv: list[str] | None = None) -> int:
             continue
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}", file=sys.stderr)
+    if len(outputs) > 1 and not args.check:  # a server publishes what the commit holds
+        print("commit both with the tool change: the server lists catalogue.json", file=sys.stderr)
     return 0
 
 
