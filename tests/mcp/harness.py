@@ -150,3 +150,13 @@ def device_client(sim_device: SimulatedDevice, adb_key: AdbKey) -> Iterator[AdbC
     """A blocking client connected to the simulated device (which trusts `adb_key`)."""
     with AdbClient.connect_tcp(sim_device.serial, [adb_key]) as client:
         yield client
+
+
+def rows_of(result: types.CallToolResult) -> list[dict[str, Any]]:
+    """The records a tool sends once as a table after the JSON line (mcp/results/rows.py)."""
+    lines = payload_of(result)
+    if not lines:
+        return []
+    assert lines[0].startswith("columns: ")
+    columns = lines[0].removeprefix("columns: ").split()
+    return [dict(zip(columns, json.loads(line), strict=True)) for line in lines[1:]]

@@ -21,6 +21,7 @@ from tests.mcp.harness import (
     error_of,
     make_app,
     payload_of,
+    rows_of,
     simulated,
 )
 
@@ -38,11 +39,11 @@ async def test_processes_network_stack_and_fragments() -> None:
         app = make_app([device])
         async with connected(app) as client:
             await client.call_tool("launch_app", {"package": NOTES})
-            mine = data_of(await client.call_tool("list_processes", {"package": NOTES}))
-            assert [p["name"] for p in mine["processes"]] == [NOTES]
-            assert mine["processes"][0]["user"] == "u0_a190"
-            everything = data_of(await client.call_tool("list_processes", {}))
-            assert everything["remaining"] == 0 and len(everything["processes"]) > 5
+            mine = rows_of(await client.call_tool("list_processes", {"package": NOTES}))
+            assert [p["name"] for p in mine] == [NOTES] and mine[0]["user"] == "u0_a190"
+            listed = await client.call_tool("list_processes", {})
+            everything = data_of(listed)
+            assert everything["remaining"] == 0 and everything["count"] == len(rows_of(listed)) > 5
 
             net = data_of(await client.call_tool("network_info", {}))
             assert (net["wifi_enabled"], net["ssid"], net["transport"]) == (
@@ -177,13 +178,13 @@ async def test_cancelling_a_run_stops_it_on_the_device(tmp_path: Path) -> None:
                 )
                 with anyio.fail_after(WAIT):
                     await started.wait()
-                pid = data_of(await client.call_tool("list_processes", {"package": NOTES}))
-                assert pid["processes"], "the tests run in the app's process"
+                pid = rows_of(await client.call_tool("list_processes", {"package": NOTES}))
+                assert pid, "the tests run in the app's process"
                 group.cancel_scope.cancel()
             with anyio.fail_after(WAIT):
                 while True:  # the server stops the app once it sees the cancellation
-                    left = data_of(await client.call_tool("list_processes", {"package": NOTES}))
-                    if not left["processes"]:
+                    left = rows_of(await client.call_tool("list_processes", {"package": NOTES}))
+                    if not left:
                         break
                     await anyio.sleep(0.05)
             # the lock went with the call: a new run may start at once
@@ -251,13 +252,15 @@ async def test_the_process_list_pages_with_a_cursor(monkeypatch: pytest.MonkeyPa
     with simulated() as (device,):
         app = make_app([device])
         async with connected(app) as client:
-            first = data_of(await client.call_tool("list_processes", {}))
-            pids = [p["pid"] for p in first["processes"]]
+            listed = await client.call_tool("list_processes", {})
+            first = data_of(listed)
+            pids = [p["pid"] for p in rows_of(listed)]
             cursor, left = first["next_cursor"], first["remaining"]
             assert len(pids) == 5 and cursor and left > 0
             while cursor:
-                page = data_of(await client.call_tool("list_processes", {"cursor": cursor}))
-                pids += [p["pid"] for p in page["processes"]]
+                read = await client.call_tool("list_processes", {"cursor": cursor})
+                page = data_of(read)
+                pids += [p["pid"] for p in rows_of(read)]
                 cursor = page.get("next_cursor")
             assert len(pids) == 5 + left and len(set(pids)) == len(pids)
             assert pids == sorted(pids)  # ps order, nothing lost between pages

@@ -6,11 +6,13 @@ from pydantic import Field
 
 from adbwire.device import processes as ops
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.rows import rows_text
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
 
 PAGE_SIZE = 200
+COLUMNS = ("pid", "ppid", "user", "state", "rss_kb", "name")
 
 
 class ProcessArgs(DeviceArgs):
@@ -29,7 +31,9 @@ class ProcessRow(Result):
 
 
 class ProcessList(Result):
-    processes: list[ProcessRow]
+    count: int = Field(
+        description="rows after the JSON (text block): a columns line, then one array each"
+    )
     next_cursor: str | None = None
     remaining: int = 0
 
@@ -44,7 +48,8 @@ class ProcessList(Result):
     full_only=True,
 )
 async def list_processes(call: ToolCall, args: ProcessArgs) -> ToolOutput:
-    """Processes (pid, user, name, state, RSS); by package or name; paged."""
+    """Processes (pid, user, name, state, RSS), rows after the JSON (text block); by
+    package or name; paged."""
     if args.cursor:
         page = call.app.pager.next_page("list_processes", args.cursor)
     else:
@@ -57,8 +62,11 @@ async def list_processes(call: ToolCall, args: ProcessArgs) -> ToolOutput:
             for p in chosen
         ]
         page = call.app.pager.paginate("list_processes", rows, PAGE_SIZE, size=64 * len(rows))
-    data = ProcessList(processes=page.items, next_cursor=page.next_cursor, remaining=page.remaining)
-    return ToolOutput(f"{len(page.items) + page.remaining} process(es){on(call.serial)}", data)
+    data = ProcessList(
+        count=len(page.items), next_cursor=page.next_cursor, remaining=page.remaining
+    )
+    summary = f"{len(page.items) + page.remaining} process(es){on(call.serial)}"
+    return ToolOutput(summary, data, text=rows_text(page.items, COLUMNS))
 
 
 TOOLS = [list_processes]
