@@ -6,7 +6,8 @@ tree, log lines, crash stacks, test traces, shell output) must not be in the str
 content: it goes once, raw, after the JSON line. Every registered tool has recorded calls
 in protocol_fixtures/mcp (test_fixtures_replay replays them to the same results), and those
 calls include the large cases: a full log page, the crash history, two pages of shell
-output, a failing test run.
+output, a failing test run, every process. The limit is low (1 KB) so that the simulator's
+small listings would already pass it in the old shape (14 processes as objects: 1.2 KB).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from adbwire.mcp.results.envelope import success
 from adbwire.mcp.tools.common import Result
 
 LIBRARY = Path(__file__).resolve().parents[2] / "protocol_fixtures" / "mcp"
-LARGEST_REPEATED = 2048  # bytes of structured content that may travel twice
+LARGEST_REPEATED = 1024  # bytes of structured content that may travel twice
 
 
 def recorded_results() -> list[tuple[str, str, dict[str, Any]]]:
@@ -46,7 +47,7 @@ def test_no_recorded_result_repeats_a_large_payload() -> None:
     # the premise: the library has the large cases, and their payloads are large
     tools = {tool for _, tool, _ in results}
     assert {"read_logcat", "list_crashes", "last_crash", "run_shell", "ui_tree"} <= tools
-    assert {"read_shell_output", "run_instrumentation", "debug_context"} <= tools
+    assert {"read_shell_output", "run_instrumentation", "debug_context", "list_processes"} <= tools
 
 
 class Page(Result):
