@@ -1,6 +1,6 @@
 """The simulated mksh runs the scripts device tests use: functions, here-documents, case,
-local, return/break/continue, getopts, let, `.`, read -r, ulimit and the ${name OP word}
-expansions.
+local, return/break/continue, getopts, let, `.`, read -r, ulimit, test/[ and the
+${name OP word} expansions.
 
 Expected outputs, errors and statuses come from mksh R59c (`mksh -c SCRIPT`, Debian's
 package of the release Android 14 ships as /system/bin/sh), with mksh's `mksh: ` prefix
@@ -384,9 +384,111 @@ MKSH_CASES = [
     ),
 ]
 
+# test and [ (mksh built-ins): -a/-o/!/( ), arithmetic operands, mksh's errors
+TEST_CASES = [
+    (
+        '[ "" -eq 0 ]; echo $?',
+        "0\n",
+        "",
+        0,
+    ),
+    (
+        ('[ -n ]; echo $?; [ ! -n ]; echo $?; [ a -a "" ]; echo $?; [ ! a = b -a -n x ]; echo $?'),
+        "0\n1\n1\n0\n",
+        "",
+        0,
+    ),
+    (
+        "[ \\( a = a \\) ]; echo $?; [ a = ]; echo $?",
+        "0\n2\n",
+        "/system/bin/sh: [: =: missing second argument\n",
+        0,
+    ),
+    (
+        "[ -f ]; echo $?; [ a -b c ]; echo $?; [ -x / -a -d / ]; echo $?",
+        "0\n2\n0\n",
+        "/system/bin/sh: [: -b: unexpected operator/operand\n",
+        0,
+    ),
+    (
+        "test 1 -gt; echo $?; test \\( a; echo $?",
+        "2\n2\n",
+        ("/system/bin/sh: test: -gt: missing second argument\n/system/bin/sh: test: missing )\n"),
+        0,
+    ),
+    (
+        "[ a \\> b ]; echo $?; [ b \\> a ]; echo $?; [ a \\< b ]; echo $?",
+        "1\n0\n0\n",
+        "",
+        0,
+    ),
+    (
+        "[ -e / -o -e /nope ]; echo $?; test -t 0; echo $?",
+        "0\n1\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "[ 5 -lt 10 ]; echo $?; [ 10 -lt 5 ]; echo $?; [ 2 -eq 1+1 ]; echo "
+            "$?; [ 1a -eq 1 ]; echo $?"
+        ),
+        "0\n1\n0\n2\n",
+        "/system/bin/sh: 1a: bad number: Invalid argument\n",
+        0,
+    ),
+    (
+        'test -d; echo $?; [ -z "" -o x ]; echo $?; test "(" ; echo $?; [ a == a ]; echo $?',
+        "0\n0\n0\n0\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "[ -d / ] && [ ! -f / ] && echo dir; [ -s /nope ] || echo nosize; "
+            "test; echo $?; [ ]; echo $?"
+        ),
+        "dir\nnosize\n1\n1\n",
+        "",
+        0,
+    ),
+    (
+        'x=5; [ $x -ge 5 -a $x -le 10 ] && echo in; [ "$x" != 5 -o "$x" = 5 ] && echo or',
+        "in\nor\n",
+        "",
+        0,
+    ),
+    (
+        "[ \\( -n a -o -z a \\) -a ! -z b ]; echo $?; [ ! \\( a = b \\) ]; echo $?",
+        "0\n0\n",
+        "",
+        0,
+    ),
+    (
+        "[ a; echo $?; test a b c; echo $?",
+        "2\n2\n",
+        ("/system/bin/sh: [: missing ]\n/system/bin/sh: test: b: unexpected operator/operand\n"),
+        0,
+    ),
+    (
+        '[ -n "" -a -d / ]; echo $?; [ 1 -eq 1 -o 1 -eq ]; echo $?',
+        "1\n2\n",
+        "/system/bin/sh: [: -eq: missing second argument\n",
+        0,
+    ),
+    (
+        "[ / -ef / ]; echo $?; [ -r /nope ]; echo $?; [ -w / ]; echo $?",
+        "0\n1\n0\n",
+        "",
+        0,
+    ),
+]
+
 
 @pytest.mark.parametrize(
-    ("script", "out", "err", "status"), MKSH_CASES, ids=[c[0][:50] for c in MKSH_CASES]
+    ("script", "out", "err", "status"),
+    MKSH_CASES + TEST_CASES,
+    ids=[c[0][:50] for c in MKSH_CASES + TEST_CASES],
 )
 def test_scripts_behave_as_under_mksh(
     tmp_path: Path, script: str, out: str, err: str, status: int
@@ -472,3 +574,23 @@ def test_read_takes_one_line_even_when_it_is_huge(tmp_path: Path) -> None:
     line = b"x" * 5000 + b" tail\nnext\n"
     result = run(userland, 'read -r a b; read c; echo "${#a} $b $c"', stdin=line)
     assert result.out == "5000 tail next\n"
+
+
+def test_test_reads_the_devices_files(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    setup = (
+        "cd /data/local/tmp && echo x > f && : > empty && chmod 755 f && ln -s f link "
+        "&& mkdir d && touch -d 2020-01-01 old"
+    )
+    assert run(userland, setup).status == 0
+    checks = (
+        "cd /data/local/tmp; for t in '-f f' '-s f' '-s empty' '-x f' '-x empty' '-L link' "
+        "'-h f' '-d d' '-d link' '-e nope' '-r f' 'f -nt old' 'f -ot old' 'link -ef f' "
+        "'-O f' '-p f'; do [ $t ]; echo \"$t $?\"; done"
+    )
+    assert run(userland, checks).out == (
+        "-f f 0\n-s f 0\n-s empty 1\n-x f 0\n-x empty 1\n-L link 0\n-h f 1\n-d d 0\n"
+        "-d link 1\n-e nope 1\n-r f 0\nf -nt old 0\nf -ot old 1\nlink -ef f 0\n-O f 0\n"
+        "-p f 1\n"
+    )
+    assert run(userland, "[ -t 0 ]; echo $?").out == "1\n"  # no terminal

@@ -1,5 +1,5 @@
 """Built-ins scripts lean on: local/typeset/readonly, return, break, continue, getopts,
-let, `.`/source and ulimit, in mksh's formats and exit codes."""
+let, `.`/source, ulimit and test/[, in mksh's formats and exit codes."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from adbwire.testing.userland.process import Streams
 from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 from adbwire.testing.userland.shell.builtins import SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.control import FunctionReturn, LoopControl
+from adbwire.testing.userland.shell.testexpr import test
 from adbwire.testing.userland.shell.ulimit import ulimit
 
 if TYPE_CHECKING:
@@ -194,4 +195,6 @@ SCRIPT_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     ".": _source,
     "source": _source,
     "ulimit": ulimit,
+    "test": test,
+    "[": test,
 }
