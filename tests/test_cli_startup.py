@@ -1,13 +1,17 @@
 """Start-up cost of the command line, counted in modules (robust on a loaded machine, where
-seconds are not): `--version` and `--help` import no command, `-s HOST:PORT shell` none of
-USB, mDNS, TLS/pairing, recording, MCP, the simulator or the compression libraries; and the
-dispatch table's lines agree with what each command module registers."""
+seconds are not): `--version` imports neither argparse nor typing, `--help` no command,
+`-s HOST:PORT shell` none of USB, mDNS, TLS/pairing, recording, MCP, the simulator, the sync
+modules, cryptography or the compression libraries; and the dispatch table's lines agree
+with what each command module registers. The limits are what the code reached (issue #20),
+with a few modules of slack: a new import on these paths turns a test red."""
 
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -17,6 +21,7 @@ from typing import Any
 import pytest
 
 from adbwire.cli import main as cli_main
+from adbwire.wire.keys import AdbKey
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = (
@@ -40,19 +45,34 @@ HEAVY = (
     "adbwire.wire.services.forward",
     "adbwire.wire.services.reverse",
     "concurrent.futures",
+    "cryptography",
+    "secrets",
+    "hashlib",
+    "tempfile",
+    "adbwire.wire.services.sync.codec",
+    "adbwire.wire.services.sync.session",
+    "adbwire.wire.services.sync.push",
+    "adbwire.wire.services.sync.pull",
+    "adbwire.wire.services.control",
 )
+SHELL_MODULES = 172
+"""All modules after `-s HOST:PORT shell true` (169 when written, 244 before issue #20)."""
+SHELL_OURS = 48
+"""adbwire's own among them (46 when written, 57 before issue #20)."""
 
 
 def modules_after(home: Path, *argv: str) -> list[str]:
-    """The modules a fresh interpreter holds after `adbwire ARGV` (its exit ignored)."""
+    """The modules a fresh interpreter holds after `adbwire ARGV` (its exit ignored); the
+    program imports nothing of its own (no json) so that every module counted is adbwire's
+    doing."""
     program = (
-        "import json, sys\n"
+        "import sys\n"
         "from adbwire.cli.main import main\n"
         "try:\n"
         f"    main({list(argv)!r})\n"
         "except SystemExit:\n"
         "    pass\n"
-        "print(json.dumps(sorted(sys.modules)), file=sys.__stderr__)\n"
+        "print(sorted(sys.modules), file=sys.__stderr__)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", program],
@@ -63,12 +83,20 @@ def modules_after(home: Path, *argv: str) -> list[str]:
         env={"PATH": "/usr/bin:/bin", "HOME": str(home), "ADBWIRE_MDNS": "0"},
         check=False,
     )
-    names: list[str] = json.loads(done.stderr.strip().splitlines()[-1])
+    names: list[str] = ast.literal_eval(done.stderr.strip().splitlines()[-1])
     return names
 
 
 def loaded(names: list[str], prefix: str) -> bool:
     return any(name == prefix or name.startswith(prefix + ".") for name in names)
+
+
+def test_version_imports_no_parser(tmp_path: Path) -> None:
+    names = modules_after(tmp_path, "--version")
+    ours = [name for name in names if name.startswith("adbwire")]
+    assert ours == ["adbwire", "adbwire._lazy_exports", "adbwire.cli", "adbwire.cli.main"]
+    assert not [name for name in ("argparse", "typing", "enum", "threading") if name in names]
+    assert len(names) <= 42, len(names)  # 38 when written (`python -c pass`: 33), 88 before
 
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"]])
@@ -87,13 +115,20 @@ def test_version_and_help_import_no_command(argv: list[str], tmp_path: Path) -> 
         }
     ]
     assert not loaded(names, "cryptography")
-    assert len(names) < 120, len(names)  # 88 when this was written, 111 with dataclasses
+    assert len(names) <= 90, len(names)  # --help: 85 when written
 
 
-def test_a_tcp_shell_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+def test_a_tcp_shell_loads_nothing_it_does_not_use(tmp_path: Path, adb_key: AdbKey) -> None:
+    """With the user's key in place, as on every run but the first (which generates it)."""
+    (tmp_path / ".android").mkdir()
+    shutil.copy(adb_key.path, tmp_path / ".android" / "adbkey")
     names = modules_after(tmp_path, "-s", "127.0.0.1:1", "--connect-timeout", "1", "shell", "true")
     assert "adbwire.wire.services.shell" in names  # the command did run
+    assert "adbwire.wire.rsa_signer" in names  # and loaded its key (before connecting)
     assert [prefix for prefix in HEAVY if loaded(names, prefix)] == []
+    ours = [name for name in names if name.startswith("adbwire")]
+    assert len(ours) <= SHELL_OURS, ours
+    assert len(names) <= SHELL_MODULES, len(names)
 
 
 def test_every_table_line_is_what_its_module_registers() -> None:

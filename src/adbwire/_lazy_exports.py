@@ -3,9 +3,12 @@ until one of its names is (the CLI's and the pytest plugin's start-up depend on 
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
-from typing import Any
+import sys
+
+TYPE_CHECKING = False  # nothing beyond sys at run time: `import adbwire` stays cheap (#20)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from typing import Any
 
 
 def lazy_exports(
@@ -18,7 +21,8 @@ def lazy_exports(
         home = home_of.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(home), name)
+        __import__(home)
+        value = getattr(sys.modules[home], name)
         namespace[name] = value
         return value
 

@@ -7,16 +7,23 @@ print a traceback. `main()` puts Python's usual handler back once it can catch i
 
 from __future__ import annotations
 
-import signal
-import threading
-from types import FrameType
+import sys
+
+TYPE_CHECKING = False  # no typing, types or threading: `adbwire --version` needs none (#20)
+if TYPE_CHECKING:
+    from types import FrameType
+
+# The C module under `signal`: the Python one builds its enums (enum, functools, ...),
+# which alone cost `adbwire --version` about a third of its time (#20).
+_signal = sys.modules.get("signal") or __import__("_signal")
 
 
 def _interrupted_while_starting(signum: int, frame: FrameType | None) -> None:
     raise SystemExit(130)
 
 
-if threading.current_thread() is threading.main_thread() and (
-    signal.getsignal(signal.SIGINT) is signal.default_int_handler
-):
-    signal.signal(signal.SIGINT, _interrupted_while_starting)
+if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
+    try:  # noqa: SIM105 - contextlib would cost more than the handler saves
+        _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+    except ValueError:  # imported outside the main thread: Python's handler stays
+        pass

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from pathlib import Path
 
 from adbwire.errors import UsageError
@@ -65,6 +64,8 @@ def save(addresses: list[str]) -> None:
         return
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     text = "".join(f"{address}\n" for address in dict.fromkeys(addresses))
+    import tempfile  # noqa: PLC0415 - only a save needs it, not every command (#20)
+
     descriptor, temporary = tempfile.mkstemp(prefix=f".{FILE_NAME}.", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:

@@ -12,7 +12,6 @@ the stream cannot say "end of input" without ending the command. So:
 from __future__ import annotations
 
 import os
-import secrets
 import threading
 from collections.abc import Iterator
 from typing import BinaryIO, cast
@@ -51,7 +50,7 @@ def piped_input(descriptor: int) -> BinaryIO | None:
 
 def spool_stdin(client: AdbClient, source: BinaryIO, timeout: float | None) -> str:
     """Copy `source` to a fresh file on the device (over sync); returns its path."""
-    path = f"{SPOOL_DIRECTORY}/adbwire-stdin-{secrets.token_hex(8)}"
+    path = f"{SPOOL_DIRECTORY}/adbwire-stdin-{os.urandom(8).hex()}"
     client.push_stream(source, path, mode=0o600, timeout=timeout)
     return path
 

@@ -12,22 +12,17 @@ stderr and exit non-zero; a traceback is shown only with --debug or ADBWIRE_DEBU
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import os
-import signal
 import sys
-import threading
-from collections.abc import Sequence
-from types import ModuleType
-from typing import TYPE_CHECKING, NamedTuple
 
 from adbwire import __version__
-from adbwire.cli.suggest import SuggestingParser
-from adbwire.errors import AdbwireError, Fault
 
+TYPE_CHECKING = False  # `adbwire --version` imports no typing, argparse or enum (#20)
 if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
     from pathlib import Path
+    from types import ModuleType
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 1
@@ -35,12 +30,18 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 
 
-class Command(NamedTuple):
+class Command:
     """A command word, the module under adbwire.cli that registers it, its --help line."""
 
-    word: str
-    module: str
-    help: str
+    __slots__ = ("help", "module", "word")
+
+    def __init__(self, word: str, module: str, help: str) -> None:
+        self.word = word
+        self.module = module
+        self.help = help
+
+    def __repr__(self) -> str:
+        return f"Command({self.word!r}, {self.module!r}, {self.help!r})"
 
 
 _SHELL_HELP = "run a shell command on the device (interactive shell with no command)"
@@ -114,6 +115,10 @@ def command_module(argv: Sequence[str]) -> str | None:
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The whole parser; with `argv`, only the module of the command it runs is imported
     (every other command is a stub that lists it in --help and in did-you-mean)."""
+    import importlib  # noqa: PLC0415 - these imports are kept out of --version (#20)
+
+    from adbwire.cli.suggest import SuggestingParser  # noqa: PLC0415
+
     parser = SuggestingParser(
         prog="adbwire",
         description="Talk to Android devices over the ADB wire protocol, with no adb binary.",
@@ -183,10 +188,10 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         stubs = argv is None or not _only_version(argv)
     else:  # `adbwire -h shell` lists every command, `adbwire shell -h` only needs shell
         stubs = _help_before(argv, selected)
-    given = {entry.__name__ for entry in COMMANDS if isinstance(entry, ModuleType)}
+    given = {entry.__name__ for entry in COMMANDS if not isinstance(entry, Command)}
     registered: set[str] = set()
     for entry in COMMANDS:
-        if isinstance(entry, ModuleType):
+        if not isinstance(entry, Command):
             entry.register(commands)
             continue
         path = f"adbwire.cli.{entry.module}"
@@ -223,6 +228,14 @@ def _only_version(argv: Sequence[str]) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
+    if argv == ["--version"]:  # what argparse's version action prints, without argparse
+        print(f"adbwire {__version__}")
+        return 0
+    import signal  # noqa: PLC0415 - see the imports at the top
+    import threading  # noqa: PLC0415
+
+    from adbwire.errors import AdbwireError, Fault  # noqa: PLC0415
+
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"

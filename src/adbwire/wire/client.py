@@ -7,54 +7,46 @@ a thin call into one service module under `wire/services/`, where the logic live
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING
 
 from adbwire.errors import AdbwireError, UsageError
 from adbwire.wire import shell_quote
 from adbwire.wire.banner import Banner
+from adbwire.wire.client_control import ControlMethods
+from adbwire.wire.client_files import FileMethods, LocalPath, Progress
+from adbwire.wire.client_forwarding import ForwardingMethods
+from adbwire.wire.client_packages import PackageMethods
 from adbwire.wire.connection import Connection, Signer, StateListener
 from adbwire.wire.keys import AdbKey, load_keys
-from adbwire.wire.services import control, sync
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
-from adbwire.wire.services.control import AdbdRestart, RebootMode
 from adbwire.wire.services.reconnect import tcp_connection_factory
 from adbwire.wire.services.shell import ShellProcess, ShellResult
-from adbwire.wire.services.sync import DirEntry, RemoteStat, SyncSession, TransferResult
-from adbwire.wire.services.sync.pull_plan import EntriesCallback
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
 
 if TYPE_CHECKING:
-    # Imported where used: pairing needs OpenSSL; install (zip, APK manifests), forward
-    # and reverse load on first use, so `adbwire -s S shell` does not pay for them (#20).
+    # Imported where used: pairing needs OpenSSL; USB needs libusb.
     from adbwire.wire.pairing.client import PairingResult
-    from adbwire.wire.services.forward import Forward, PortForwarder
-    from adbwire.wire.services.install_multiple import MultipleInstallResult
-    from adbwire.wire.services.install_push import Progress as InstallProgress
-    from adbwire.wire.services.install_result import (
-        InstallMethod,
-        InstallOptions,
-        InstallResult,
-        UninstallResult,
-        UserSpec,
-    )
-    from adbwire.wire.services.reverse import ReverseForwarder, ReverseListing
+    from adbwire.wire.services.forward import PortForwarder
+    from adbwire.wire.services.reverse import ReverseForwarder
+
+__all__ = ["AdbClient", "LocalPath", "Progress", "connect_tcp_many"]
 
 DEFAULT_PAIRING_TIMEOUT = Timeouts().connect
 """As pairing.client's, without importing it."""
 
 ConnectionFactory = Callable[[], Connection]
 ClientFactory = Callable[[], "Connection | AdbClient"]
-Progress = Callable[[int, int | None], None]
-LocalPath = str | os.PathLike[str]
 
 
-class AdbClient:
-    """A connected device. Create with `connect_tcp`, `connect_usb` or `connect`."""
+class AdbClient(FileMethods, PackageMethods, ForwardingMethods, ControlMethods):
+    """A connected device. Create with `connect_tcp`, `connect_usb` or `connect`.
+
+    The services are its methods: shell and exec here; files, packages, forwarding and
+    device control in the mixins beside this module (client_*.py), one concern each."""
 
     def __init__(self, connection: Connection, reconnect: ClientFactory | None = None) -> None:
         self.connection = connection
@@ -231,304 +223,7 @@ class AdbClient:
     def open_stream(self, service: str, *, timeout: float | None = None) -> Stream:
         return self.connection.open_stream(service, timeout)
 
-    # ----------------------------------------------------------- files
-
-    def stat(self, path: str, *, follow: bool = True, timeout: float | None = None) -> RemoteStat:
-        return sync.stat(self.connection, path, follow=follow, timeout=timeout)
-
-    def lstat(self, path: str, *, timeout: float | None = None) -> RemoteStat:
-        """The entry itself, a symlink not followed."""
-        return sync.lstat(self.connection, path, timeout=timeout)
-
-    def exists(self, path: str, *, timeout: float | None = None) -> bool:
-        return sync.exists(self.connection, path, timeout=timeout)
-
-    def list_dir(
-        self,
-        path: str,
-        *,
-        dot_entries: bool = False,
-        timeout: float | None = None,
-        max_output: int | None = None,
-    ) -> list[DirEntry]:
-        """Entries of a directory (with `.` and `..` when `dot_entries`); `max_output` caps
-        the listing's bytes as in shell."""
-        return sync.list_dir(
-            self.connection, path, dot_entries=dot_entries, timeout=timeout, max_output=max_output
-        )
-
-    def push(
-        self,
-        sources: Sequence[LocalPath],
-        remote: str,
-        *,
-        sync_only: bool = False,
-        progress: Progress | None = None,
-        timeout: float | None = None,
-        compression: sync.Compression = sync.Compression.ANY,
-    ) -> TransferResult:
-        """Copy local files/directories to the device, as `adb push` does (compressed with
-        the best algorithm the device offers unless `compression` says otherwise)."""
-        return sync.push(
-            self.connection,
-            sources,
-            remote,
-            sync_only=sync_only,
-            progress=progress,
-            timeout=timeout,
-            compression=compression,
-        )
-
-    def pull(
-        self,
-        sources: Sequence[str],
-        local: LocalPath,
-        *,
-        preserve: bool = False,
-        progress: Progress | None = None,
-        timeout: float | None = None,
-        compression: sync.Compression = sync.Compression.NONE,
-        min_rate: float | None = None,
-        rate_grace: float = sync.DEFAULT_RATE_GRACE,
-        max_entries: int = sync.DEFAULT_MAX_ENTRIES,
-        max_depth: int = sync.DEFAULT_MAX_DEPTH,
-        on_entries: EntriesCallback | None = None,
-    ) -> TransferResult:
-        """Copy device files/directories here, as `adb pull` does (never a partial file).
-
-        `min_rate` (bytes/s, after `rate_grace` seconds) ends a transfer the device
-        trickles; `max_entries`/`max_depth` bound the walk of a directory tree."""
-        return sync.pull(
-            self.connection,
-            sources,
-            local,
-            preserve=preserve,
-            progress=progress,
-            timeout=timeout,
-            compression=compression,
-            min_rate=min_rate,
-            rate_grace=rate_grace,
-            max_entries=max_entries,
-            max_depth=max_depth,
-            on_entries=on_entries,
-        )
-
-    def push_stream(
-        self,
-        source: BinaryIO,
-        remote: str,
-        *,
-        mode: int = 0o644,
-        mtime: int | None = None,
-        size: int | None = None,
-        progress: Progress | None = None,
-        timeout: float | None = None,
-        compression: sync.Compression = sync.Compression.NONE,
-    ) -> int:
-        """Write a file on the device from a host stream (`size`, when known, lets the
-        progress callback report a total)."""
-        return sync.push_stream(
-            self.connection,
-            source,
-            remote,
-            mode=mode,
-            mtime=mtime,
-            size=size,
-            progress=progress,
-            timeout=timeout,
-            compression=compression,
-        )
-
-    def pull_stream(
-        self,
-        remote: str,
-        sink: BinaryIO,
-        *,
-        progress: Progress | None = None,
-        timeout: float | None = None,
-        min_rate: float | None = None,
-        rate_grace: float = sync.DEFAULT_RATE_GRACE,
-        compression: sync.Compression = sync.Compression.NONE,
-    ) -> int:
-        return sync.pull_stream(
-            self.connection,
-            remote,
-            sink,
-            progress=progress,
-            timeout=timeout,
-            min_rate=min_rate,
-            rate_grace=rate_grace,
-            compression=compression,
-        )
-
-    def sync_session(self, *, timeout: float | None = None) -> SyncSession:
-        """One `sync:` stream for many file operations."""
-        return SyncSession(self.connection, timeout=timeout)
-
-    # ----------------------------------------------------------- packages
-
-    def install(
-        self,
-        apk: LocalPath,
-        options: InstallOptions | None = None,
-        *,
-        method: InstallMethod | None = None,
-        progress: InstallProgress | None = None,
-        timeout: float | None = None,
-    ) -> InstallResult:
-        """Install an APK, streamed when the device can (`method` forces one way)."""
-        from adbwire.wire.services import install  # noqa: PLC0415 - see TYPE_CHECKING
-
-        return install.install(
-            self.connection, apk, options, method=method, progress=progress, timeout=timeout
-        )
-
-    def install_multiple(
-        self,
-        apks: Sequence[LocalPath],
-        options: InstallOptions | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> MultipleInstallResult:
-        """Install a base APK and its splits in one session, as `adb install-multiple`
-        (SplitWriteError names an APK the package manager refused; the session is then
-        abandoned)."""
-        from adbwire.wire.services import install_multiple  # noqa: PLC0415
-
-        return install_multiple.install_multiple(self.connection, apks, options, timeout=timeout)
-
-    def uninstall(
-        self,
-        package: str,
-        *,
-        keep_data: bool = False,
-        user: UserSpec | None = None,
-        timeout: float | None = None,
-    ) -> UninstallResult:
-        from adbwire.wire.services import install  # noqa: PLC0415 - see TYPE_CHECKING
-
-        return install.uninstall(
-            self.connection, package, keep_data=keep_data, user=user, timeout=timeout
-        )
-
-    # ----------------------------------------------------------- forwarding
-
-    def forward(self, local: str, remote: str) -> Forward:
-        """Relay a loopback port to a device socket until removed or the client closes."""
-        from adbwire.wire.services.forward import PortForwarder  # noqa: PLC0415
-
-        if self._forwarder is None:
-            self._forwarder = PortForwarder(self.connection)
-        return self._forwarder.forward(local, remote)
-
-    def port_forwarder(
-        self, *, max_connections: int = 64, open_timeout: float | None = None
-    ) -> PortForwarder:
-        """A forwarder of its own over this client's link (the caller closes it); `forward`
-        uses one the client keeps."""
-        from adbwire.wire.services.forward import PortForwarder  # noqa: PLC0415
-
-        return PortForwarder(
-            self.connection, max_connections=max_connections, open_timeout=open_timeout
-        )
-
-    def reverse_forwarder(
-        self, *, max_streams: int | None = None, timeout: float | None = None
-    ) -> ReverseForwarder:
-        """A reverse forwarder of its own over this client's link (the caller closes it);
-        `reverse` uses one the client keeps. A link relays for one forwarder at a time.
-        `max_streams` defaults to reverse.DEFAULT_MAX_STREAMS."""
-        from adbwire.wire.services import reverse  # noqa: PLC0415 - see TYPE_CHECKING
-
-        if max_streams is None:
-            max_streams = reverse.DEFAULT_MAX_STREAMS
-        return reverse.ReverseForwarder(self.connection, max_streams=max_streams, timeout=timeout)
-
-    @property
-    def forwards(self) -> list[Forward]:
-        return [] if self._forwarder is None else self._forwarder.list_forwards()
-
-    def reverse(self, remote: str, local: str, *, rebind: bool = True) -> str:
-        """Have the device listen on `remote` and relay its connections to `local`
-        (tcp:PORT on this host) while this client lives; returns the device-side spec
-        (`tcp:0` becomes the port the device picked)."""
-        return self._reverses().reverse(remote, local, rebind=rebind)
-
-    def reverses(self) -> list[ReverseListing]:
-        """The device's reverse listeners, as it lists them for this connection."""
-        return self._reverses().list_reverses()
-
-    def remove_reverse(self, remote: str) -> None:
-        self._reverses().remove(remote)
-
-    def _reverses(self) -> ReverseForwarder:
-        from adbwire.wire.services.reverse import ReverseForwarder  # noqa: PLC0415
-
-        if self._reverser is None:
-            self._reverser = ReverseForwarder(self.connection)
-        return self._reverser
-
-    # ----------------------------------------------------------- device control
-
-    def reboot(
-        self, mode: RebootMode | str = RebootMode.SYSTEM, *, timeout: float | None = None
-    ) -> str:
-        return control.reboot(self.connection, mode, timeout=timeout)
-
-    def root(
-        self, *, wait: float = 30.0, reconnect: bool = True, timeout: float | None = None
-    ) -> AdbdRestart:
-        """Restart adbd as root and, unless `reconnect` is False, connect again (when the
-        client knows how to) and adopt the new link."""
-        factory = self._reconnect_factory() if reconnect else None
-        return self._adopt(
-            control.root(self.connection, reconnect_with=factory, wait=wait, timeout=timeout)
-        )
-
-    def unroot(
-        self, *, wait: float = 30.0, reconnect: bool = True, timeout: float | None = None
-    ) -> AdbdRestart:
-        factory = self._reconnect_factory() if reconnect else None
-        return self._adopt(
-            control.unroot(self.connection, reconnect_with=factory, wait=wait, timeout=timeout)
-        )
-
-    def tcpip(self, port: int, *, timeout: float | None = None) -> AdbdRestart:
-        """Restart adbd listening on TCP `port` (this connection then ends)."""
-        return control.tcpip(self.connection, port, timeout=timeout)
-
-    def usb(self, *, timeout: float | None = None) -> AdbdRestart:
-        return control.usb(self.connection, timeout=timeout)
-
-    def remount(self, *, reboot_if_needed: bool = False, timeout: float | None = None) -> str:
-        return control.remount(self.connection, reboot_if_needed=reboot_if_needed, timeout=timeout)
-
-    def _reconnect_factory(self) -> ConnectionFactory | None:
-        make = self.reconnect
-        if make is None:
-            return None
-
-        def connect() -> Connection:
-            made = make()
-            return made.connection if isinstance(made, AdbClient) else made
-
-        return connect
-
-    def _adopt(self, restart: AdbdRestart) -> AdbdRestart:
-        if restart.connection is not None:
-            self._close_forwards()
-            self.connection = restart.connection
-        return restart
-
     # ----------------------------------------------------------- closing
-
-    def _close_forwards(self) -> None:
-        if self._forwarder is not None:
-            self._forwarder.close()
-            self._forwarder = None
-        if self._reverser is not None:
-            self._reverser.close()
-            self._reverser = None
 
     def close(self) -> None:
         self._close_forwards()

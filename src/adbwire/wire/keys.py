@@ -27,7 +27,6 @@ import getpass
 import logging
 import os
 import socket
-import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -398,6 +397,8 @@ def generate_key(
 
 def _write_atomically(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
     """Write a temp file (created 0600 by mkstemp) beside `path`, then move it into place."""
+    import tempfile  # noqa: PLC0415 - only generating a key writes one (#20)
+
     try:
         fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:

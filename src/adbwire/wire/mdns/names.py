@@ -16,7 +16,6 @@ capped, counted and kept as text that the CLI renders with escapes (cli/terminal
 
 from __future__ import annotations
 
-import secrets
 import string
 from dataclasses import dataclass, field
 from typing import Final
@@ -136,6 +135,8 @@ class QrPairing:
 
 def random_qr_pairing() -> QrPairing:
     """A fresh name (`studio-` + 10 random characters) and a 12-character random password."""
+    import secrets  # noqa: PLC0415 - hashlib and hmac load only for a QR pairing (#20)
+
     name = QR_NAME_PREFIX + "".join(
         secrets.choice(_QR_ALPHABET) for _ in range(QR_NAME_RANDOM_CHARS)
     )

@@ -4,7 +4,7 @@ fallback for devices that lack `shell_v2` (merged output; exit code from a senti
 
 from __future__ import annotations
 
-import secrets
+import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -88,7 +88,7 @@ class ShellProcess:
         self.v2 = "shell_v2" in connection.features
         self.exit_code: int | None = None
         self._decoder = ShellPacketDecoder()
-        self._marker = "" if self.v2 else f"ADBWIRE_EXIT_{secrets.token_hex(8)}:"
+        self._marker = "" if self.v2 else f"ADBWIRE_EXIT_{os.urandom(8).hex()}:"
         if self.v2:
             service = f"shell,v2,{'pty' if pty else 'raw'}:{command}"
         else:

@@ -13,12 +13,12 @@ frame from a hostile device cannot inflate into gigabytes.
 
 from __future__ import annotations
 
-import enum
 import sys
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from adbwire.errors import RemoteProtocolError, UsageError
+from adbwire.wire.services.sync.options import COMPRESSION_FLAGS, Compression
 
 if TYPE_CHECKING:  # the libraries load with the first encoder or decoder that needs them
     import brotli  # type: ignore[import-untyped]
@@ -43,25 +43,6 @@ PIECE: Final = 256 * 1024
 Emit = Callable[[bytes], None]
 
 
-class Compression(enum.Enum):
-    NONE = "none"
-    ANY = "any"
-    """The best the device offers (zstd, then lz4, then brotli), or none: adb's -z any."""
-    BROTLI = "brotli"
-    LZ4 = "lz4"
-    ZSTD = "zstd"
-
-    @property
-    def flag(self) -> int:
-        """The SND2/RCV2 setup flag (file_sync_protocol.h SyncFlag)."""
-        return _FLAGS.get(self, 0)
-
-    @property
-    def feature(self) -> str:
-        return f"sendrecv_v2_{self.value}"
-
-
-_FLAGS: Final = {Compression.BROTLI: 1, Compression.LZ4: 2, Compression.ZSTD: 4}
 PREFERENCE: Final = (Compression.ZSTD, Compression.LZ4, Compression.BROTLI)
 """adb's order for `any` (file_sync_client.cpp ResolveCompressionType)."""
 FLAGS_MASK: Final = 1 | 2 | 4
@@ -98,7 +79,7 @@ def resolve_compression(requested: Compression, features: Collection[str]) -> Co
 
 def compression_from_flags(flags: int) -> Compression | str:
     """The algorithm named by setup flags (the dry-run bit removed first), or adbd's FAIL text."""
-    named = [kind for kind, bit in _FLAGS.items() if flags & bit]
+    named = [kind for kind, bit in COMPRESSION_FLAGS.items() if flags & bit]
     if len(named) > 1:
         return f"multiple compression flags received: {_int32(flags)}"
     rest = flags & ~FLAGS_MASK

@@ -30,9 +30,8 @@ from adbwire.errors import AdbwireError, DisconnectedError, SyncFailError, Usage
 from adbwire.wire.services.sync import codec
 from adbwire.wire.services.sync.codec import DataChunk, DataDone, Expect, Fail
 from adbwire.wire.services.sync.compression import Compression, Decoder, resolve_compression
+from adbwire.wire.services.sync.options import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENTRIES
 from adbwire.wire.services.sync.pull_plan import (
-    DEFAULT_MAX_DEPTH,
-    DEFAULT_MAX_ENTRIES,
     EntriesCallback,
     PullJob,
     WalkLimits,

@@ -26,15 +26,11 @@ from adbwire.errors import SyncFailError, UsageError
 from adbwire.wire.services.sync import codec
 from adbwire.wire.services.sync.codec import DirEntry, RemoteStat
 from adbwire.wire.services.sync.listing import DOT_ENTRIES, iter_dir
+from adbwire.wire.services.sync.options import DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENTRIES
 from adbwire.wire.services.sync.results import Ledger
 from adbwire.wire.services.sync.session import SyncSession
 from adbwire.wire.services.sync.stat import stat_many
 
-DEFAULT_MAX_ENTRIES = 250_000
-"""Most directory entries one pull walks (all its trees together)."""
-DEFAULT_MAX_DEPTH = 256
-"""Deepest directory nesting followed (also stops link loops on v1 devices, which lack
-inodes)."""
 ENTRIES_REPORT_EVERY = 1000
 """Within one long listing, `on_entries` is called at least every this many entries."""
 

@@ -9,12 +9,10 @@ import time
 from dataclasses import dataclass
 
 from adbwire.errors import UsageError
+from adbwire.wire.services.sync.options import DEFAULT_RATE_GRACE
 from adbwire.wire.timeouts import Deadline
 
 __all__ = ["DEFAULT_RATE_GRACE", "MinRate", "Pace", "min_rate_of"]
-
-DEFAULT_RATE_GRACE = 30.0
-"""Seconds each file gets on top of its size over `min_rate` (a slow start, a busy disk)."""
 
 
 @dataclass(frozen=True)
