@@ -16,7 +16,7 @@ import pytest
 from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.tools import files as file_tools
 from adbwire.testing.userland.android.apk import build_apk
-from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, simulated
+from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app, rows_of, simulated
 
 
 async def test_host_files_need_a_local_root() -> None:
@@ -74,8 +74,10 @@ async def test_pull_push_within_the_limits(tmp_path: Path) -> None:
                 await client.call_tool("push_file", {"source": "note.txt", "path": "/system/x"})
             )
             assert system["code"] == "path_not_allowed"
-            listed = data_of(await client.call_tool("list_dir", {"path": "/sdcard/Download"}))
-            assert [e["name"] for e in listed["entries"]] == ["groceries.txt", "note.txt"]
+            listed = await client.call_tool("list_dir", {"path": "/sdcard/Download"})
+            entries = rows_of(listed)  # once, after the JSON line
+            assert [e["name"] for e in entries] == ["groceries.txt", "note.txt"]
+            assert data_of(listed)["count"] == 2 and entries[1]["kind"] == "file"
             info = data_of(
                 await client.call_tool("stat_path", {"path": "/sdcard/Download/note.txt"})
             )

@@ -59,7 +59,9 @@ async def test_package_listing_pages() -> None:
     with simulated() as (device,):
         app = make_app([device])
         async with connected(app) as client:
-            listed = data_of(await client.call_tool("list_packages", {}))
+            result = await client.call_tool("list_packages", {})
+            listed, names = data_of(result), payload_of(result)
         app.close()
-    assert "com.example.notes" in listed["packages"] and listed["remaining"] == 0
+    assert "com.example.notes" in names and listed["remaining"] == 0
+    assert listed["count"] == len(names) and names == sorted(names)
     assert "next_cursor" not in listed

@@ -10,12 +10,14 @@ from pydantic import Field
 from adbwire.device import files as ops
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.results.rows import rows_text
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.paths import check_device_path
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, DevicePath, Result
 
 PAGE_SIZE = 500
+ENTRY_COLUMNS = ("name", "kind", "size", "mode", "mtime")
 INLINE_TEXT_BYTES = 64 * 1024
 PULL_MIN_RATE = 64 * 1024
 """Bytes/s a pull must average after PULL_RATE_GRACE seconds, besides the idle timeout: a
@@ -41,7 +43,9 @@ class Entry(Result):
 
 class Listing(Result):
     path: str
-    entries: list[Entry]
+    count: int = Field(
+        description="entries after the JSON (text block): a columns line, then arrays"
+    )
     next_cursor: str | None = None
     remaining: int = 0
 
@@ -85,7 +89,7 @@ class Pushed(Result):
     example={"path": "/sdcard/Download"},
 )
 async def list_dir(call: ToolCall, args: ListDirArgs) -> ToolOutput:
-    """Entries of a device directory; paged."""
+    """Entries of a device directory, rows after the JSON (text block); paged."""
     if args.cursor:
         page = call.app.pager.next_page("list_dir", args.cursor)
     else:
@@ -96,9 +100,13 @@ async def list_dir(call: ToolCall, args: ListDirArgs) -> ToolOutput:
         ]
         page = call.app.pager.paginate("list_dir", entries, PAGE_SIZE, size=len(entries) * 100)
     data = Listing(
-        path=args.path, entries=page.items, next_cursor=page.next_cursor, remaining=page.remaining
+        path=args.path,
+        count=len(page.items),
+        next_cursor=page.next_cursor,
+        remaining=page.remaining,
     )
-    return ToolOutput(f"{len(page.items) + page.remaining} entries in {args.path}", data)
+    summary = f"{len(page.items) + page.remaining} entries in {args.path}"
+    return ToolOutput(summary, data, text=rows_text(page.items, ENTRY_COLUMNS))
 
 
 @tool(

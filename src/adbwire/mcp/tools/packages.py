@@ -20,7 +20,7 @@ class ListPackagesArgs(DeviceArgs):
 
 
 class PackageList(Result):
-    packages: list[str]
+    count: int = Field(description="names after the JSON (text block), one a line")
     next_cursor: str | None = None
     remaining: int = 0
 
@@ -70,7 +70,7 @@ class PermissionState(Result):
     example={"contains": "example", "third_party_only": True},
 )
 async def list_packages(call: ToolCall, args: ListPackagesArgs) -> ToolOutput:
-    """Installed package names, sorted; paged with a cursor."""
+    """Installed package names, sorted, one a line after the JSON (text block); paged."""
     if args.cursor:
         page = call.app.pager.next_page("list_packages", args.cursor)
     else:
@@ -82,8 +82,11 @@ async def list_packages(call: ToolCall, args: ListPackagesArgs) -> ToolOutput:
         )
         names = [entry.name for entry in entries]
         page = call.app.pager.paginate("list_packages", names, PAGE_SIZE, size=len(str(names)))
-    data = PackageList(packages=page.items, next_cursor=page.next_cursor, remaining=page.remaining)
-    return ToolOutput(f"{len(page.items) + page.remaining} package(s){on(call.serial)}", data)
+    data = PackageList(
+        count=len(page.items), next_cursor=page.next_cursor, remaining=page.remaining
+    )
+    summary = f"{len(page.items) + page.remaining} package(s){on(call.serial)}"
+    return ToolOutput(summary, data, text="\n".join(page.items) or None)
 
 
 @tool(

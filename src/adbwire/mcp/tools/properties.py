@@ -9,6 +9,7 @@ from pydantic import AfterValidator, Field
 from adbwire.device import properties as ops
 from adbwire.device import validate
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.rows import rows_text
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, PropertyName, Result, on
@@ -37,8 +38,13 @@ class ListPropertiesArgs(DeviceArgs):
     cursor: Cursor | None = None
 
 
+class Property(Result):
+    name: str
+    value: str
+
+
 class PropertyList(Result):
-    properties: dict[str, str]
+    count: int = Field(description="after the JSON (text block): a columns line, then arrays")
     next_cursor: str | None = None
     remaining: int = 0
 
@@ -71,7 +77,8 @@ async def get_property(call: ToolCall, args: GetPropertyArgs) -> ToolOutput:
     example={"prefix": "ro.build.version."},
 )
 async def list_properties(call: ToolCall, args: ListPropertiesArgs) -> ToolOutput:
-    """System properties whose name starts with prefix; paged with a cursor."""
+    """System properties whose name starts with prefix, rows after the JSON (text block);
+    paged with a cursor."""
     pager = call.app.pager
     if args.cursor:
         page = pager.next_page("list_properties", args.cursor)
@@ -80,9 +87,11 @@ async def list_properties(call: ToolCall, args: ListPropertiesArgs) -> ToolOutpu
         items = sorted(props.items())
         page = pager.paginate("list_properties", items, PAGE_SIZE, size=len(str(items)))
     data = PropertyList(
-        properties=dict(page.items), next_cursor=page.next_cursor, remaining=page.remaining
+        count=len(page.items), next_cursor=page.next_cursor, remaining=page.remaining
     )
-    return ToolOutput(f"{len(page.items)} properties{on(call.serial)}", data)
+    rows = [Property(name=name, value=value) for name, value in page.items]
+    summary = f"{len(page.items)} properties{on(call.serial)}"
+    return ToolOutput(summary, data, text=rows_text(rows, ("name", "value")))
 
 
 @tool(
