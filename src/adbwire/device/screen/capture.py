@@ -16,6 +16,8 @@ frame of the announced size can take. Pillow only ever sees a PNG whose size pas
 Each frame comes with a thumbnail (``scaling``): its fingerprint is what change detection
 compares, and it tells a lit frame from an all-black one, which is what a window with
 FLAG_SECURE (passwords, banking, DRM video) gives and must not be passed off as the screen.
+A raw frame's half, its thumbnail and (with ``png_factor``) the PNG of the reduction a
+budget will use are made while the frame arrives (``stream_reduce``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ from adbwire.device.parsers.screencap import (
 from adbwire.device.screen.frame_pool import Lease
 from adbwire.device.screen.path_choice import CapturePath, CapturePaths
 from adbwire.device.screen.read_frame import FrameReader, Output
-from adbwire.device.screen.scaling import Reductions, fingerprint, is_black
+from adbwire.device.screen.scaling import Prepared, Reductions, fingerprint, is_black
+from adbwire.device.screen.stream_reduce import PngFactor, StreamReduction
 from adbwire.errors import DeviceCommandError
 from adbwire.wire.client import AdbClient
 
@@ -99,11 +102,14 @@ def capture(
     paths: CapturePaths | None = None,
     lease: Lease | None = None,
     timeout: float = CAPTURE_TIMEOUT,
+    png_factor: PngFactor | None = None,
 ) -> Frame:
     """Capture the screen; ``source`` forces raw frames or the device's PNG, ``auto`` takes
     the path ``paths`` chose for this device (raw without one), the other as fallback.
     With a ``lease`` the frame is read into a pooled buffer: give it back only once the
-    frame and every image over it are gone. ``timeout`` bounds each path's read."""
+    frame and every image over it are gone. ``timeout`` bounds each path's read.
+    ``png_factor`` names the whole-factor reduction of a raw frame to encode as PNG while
+    it arrives (``Frame.reductions.ready_png``)."""
     reader = FrameReader(client, timeout, lease)
     if source != "auto":
         order: list[CapturePath] = [source]
@@ -113,14 +119,14 @@ def capture(
     for path in order:
         started = time.monotonic()
         try:
-            image, output = _read(reader, path, max_pixels, paths)
+            image, output, prepared = _read(reader, path, max_pixels, paths, png_factor)
         except _Unreadable as unreadable:
             if path == order[-1]:
                 raise unreadable.error from None
             if paths is not None:
                 paths.failed(path)
             continue
-        frame = _frame(image, path)
+        frame = _frame(Reductions(image, prepared), path)
         if paths is not None:  # the first reduction is counted: RGBA from a PNG takes longer
             seconds = time.monotonic() - started
             paths.record(path, seconds, len(output.data), output.transfer_seconds)
@@ -133,13 +139,23 @@ def _other(path: CapturePath) -> CapturePath:
 
 
 def _read(
-    reader: FrameReader, path: CapturePath, max_pixels: int, paths: CapturePaths | None
-) -> tuple[Image.Image, Output]:
-    """The frame over one path as an image (RGB, RGBX or RGBA), and the output it came from."""
+    reader: FrameReader,
+    path: CapturePath,
+    max_pixels: int,
+    paths: CapturePaths | None,
+    png_factor: PngFactor | None,
+) -> tuple[Image.Image, Output, Prepared | None]:
+    """The frame over one path as an image (RGB, RGBX or RGBA), the output it came from,
+    and what was made of it as it arrived."""
+    prepared: Prepared | None = None
     try:
         if path == "raw":
+            early = StreamReduction(png_factor)
             output = reader.read(
-                [], RAW_HEADER_BYTES, lambda header: raw_frame_limit(header, max_pixels)
+                [],
+                RAW_HEADER_BYTES,
+                lambda header: raw_frame_limit(header, max_pixels),
+                early.arrived,
             )
             frame = parse_raw_screencap(output.data, max_pixels=max_pixels)
             image = frame_image(frame)
@@ -151,6 +167,7 @@ def _read(
                         f"screencap: pixel format {frame.format_name} cannot be read raw; use png"
                     )
                 )
+            prepared = early.result(frame)
         else:
             output = reader.read(
                 ["-p"], PNG_HEADER_BYTES, lambda header: png_frame_limit(header, max_pixels)
@@ -160,7 +177,7 @@ def _read(
         raise  # the other path's frame of the same screen is just as large
     except DeviceCommandError as exc:
         raise _Unreadable(exc) from None
-    return image, output
+    return image, output, prepared
 
 
 def decode_png(png: bytes | memoryview, max_pixels: int = MAX_SCREEN_PIXELS) -> Image.Image:
@@ -203,8 +220,7 @@ def _reducible(image: Image.Image) -> Image.Image:
     return image if image.mode in ("RGB", "RGBA") else image.convert("RGB")
 
 
-def _frame(image: Image.Image, source: CapturePath) -> Frame:
-    reductions = Reductions(image)
+def _frame(reductions: Reductions, source: CapturePath) -> Frame:
     thumbnail = reductions.thumbnail()
     black = is_black(reductions, thumbnail)
     return Frame(reductions, source, black, thumbnail, fingerprint(thumbnail))

@@ -11,6 +11,8 @@ own (``mmap``): pages are only committed as bytes arrive (a 20 KB PNG under a 10
 costs 20 KB), nothing is copied after arrival (the caller gets a view of it), and the
 buffer is not left in the allocator's heap as freed 10 MB blocks are. With a ``Lease``
 (``frame_pool``) the buffer is a mapping a previous screenshot used, already paged in.
+A ``Watch`` is shown the buffer after each chunk, to work on the bytes that are there
+while the rest arrives (``stream_reduce``).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ LimitOf = Callable[[bytes], int]
 """The first ``header_bytes`` of the output -> the most bytes the whole output may have."""
 Allocate = Callable[[int], mmap.mmap]
 """A mapping of at least so many bytes."""
+Watch = Callable[[mmap.mmap, int], None]
+"""The buffer and how many bytes of it have arrived, after each chunk past the header."""
 
 STDERR_CAP = 64 * 1024
 """What a failing screencap may say on stderr (shell fallback) before the read stops."""
@@ -64,7 +68,9 @@ class FrameReader:
         self._ends = time.monotonic() + timeout
         self._allocate: Allocate = lease.take if lease is not None else _fresh
 
-    def read(self, flags: list[str], header_bytes: int, limit_of: LimitOf) -> Output:
+    def read(
+        self, flags: list[str], header_bytes: int, limit_of: LimitOf, watch: Watch | None = None
+    ) -> Output:
         argv = ["screencap", *flags]
         command = " ".join(argv)
         deadline = Deadline(max(0.0, self._ends - time.monotonic()), command)
@@ -74,11 +80,13 @@ class FrameReader:
         except StreamRefusedError:
             if "shell_v2" not in self.client.features:
                 raise
-            buffer = self._over_shell(argv, deadline, header_bytes, limit_of)
+            buffer = self._over_shell(argv, deadline, header_bytes, limit_of, watch)
         else:
             with stream:
                 chunks = iter(lambda: stream.read_view(None, deadline), b"")
-                buffer = collect(chunks, command, header_bytes, limit_of, self._allocate)
+                buffer = collect(
+                    chunks, command, header_bytes, limit_of, allocate=self._allocate, watch=watch
+                )
         if not buffer.length:
             raise DeviceCommandError(f"{command}: no output (is the display on?)")
         ended = time.monotonic()
@@ -86,7 +94,12 @@ class FrameReader:
         return Output(buffer.view(), ended - started, ended - first)
 
     def _over_shell(
-        self, argv: list[str], deadline: Deadline, header_bytes: int, limit_of: LimitOf
+        self,
+        argv: list[str],
+        deadline: Deadline,
+        header_bytes: int,
+        limit_of: LimitOf,
+        watch: Watch | None,
     ) -> FrameBuffer:
         command = " ".join(argv)
         stderr = bytearray()
@@ -94,7 +107,9 @@ class FrameReader:
             shell_quote.join(argv), timeout=deadline.remaining()
         ) as process:
             stdout = _stdout_of(process, deadline, stderr, command)
-            buffer = collect(stdout, command, header_bytes, limit_of, self._allocate)
+            buffer = collect(
+                stdout, command, header_bytes, limit_of, allocate=self._allocate, watch=watch
+            )
         if process.exit_code != 0:
             status = 255 if process.exit_code is None else process.exit_code
             raise CommandFailedError(command, status, commands.decode(bytes(stderr)))
@@ -105,9 +120,17 @@ class FrameBuffer:
     """Output gathered under a limit its header sets: a small buffer until the header is
     complete, then one anonymous mapping of the limit's size."""
 
-    def __init__(self, what: str, header_bytes: int, limit_of: LimitOf, allocate: Allocate) -> None:
+    def __init__(
+        self,
+        what: str,
+        header_bytes: int,
+        limit_of: LimitOf,
+        allocate: Allocate,
+        watch: Watch | None = None,
+    ) -> None:
         self._what = what
         self._allocate = allocate
+        self._watch = watch
         self._header_bytes = header_bytes
         self._limit_of = limit_of
         self._head = bytearray()
@@ -127,12 +150,14 @@ class FrameBuffer:
             self.length = len(self._head)
             if self.length >= self._header_bytes:
                 self._open(bytes(self._head[: self._header_bytes]))
-            return
-        end = self.length + size
-        if end > self._limit:
-            raise OutputTooLargeError(self._what, self._limit)
-        self._mapping[self.length : end] = chunk
-        self.length = end
+        else:
+            end = self.length + size
+            if end > self._limit:
+                raise OutputTooLargeError(self._what, self._limit)
+            self._mapping[self.length : end] = chunk
+            self.length = end
+        if self._watch is not None and self._mapping is not None:
+            self._watch(self._mapping, self.length)
 
     def _open(self, header: bytes) -> None:
         limit = self._limit_of(header)  # raises for a frame that must not be read
@@ -155,11 +180,14 @@ def collect(
     what: str,
     header_bytes: int,
     limit_of: LimitOf,
+    *,
     allocate: Allocate | None = None,
+    watch: Watch | None = None,
 ) -> FrameBuffer:
     """The chunks in one buffer, refused as soon as the header does not pass or the bytes
-    exceed the limit it implies (before the header is complete: one chunk past it at most)."""
-    buffer = FrameBuffer(what, header_bytes, limit_of, allocate or _fresh)
+    exceed the limit it implies (before the header is complete: one chunk past it at most);
+    ``watch`` is shown the buffer after each chunk once the header passed."""
+    buffer = FrameBuffer(what, header_bytes, limit_of, allocate or _fresh, watch)
     for chunk in chunks:
         buffer.add(chunk)
     return buffer

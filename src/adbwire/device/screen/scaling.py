@@ -10,12 +10,15 @@ frame's size.
 The thumbnail behind change detection is reduced from the frame's half, the same way for
 every budget and crop, so two captures of the same pixels always have the same fingerprint;
 the default budget (1280 px for a 1080x2400 phone) is that half too, made once for both.
+On the raw path the thumbnail, and the PNG of the reduction the budget uses, are made while
+the frame arrives (``stream_reduce``) and handed in as ``Prepared``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
+from dataclasses import dataclass
 
 from PIL import Image
 
@@ -26,12 +29,26 @@ THUMBNAIL_EDGE = 320
 in RGB. One fully changed pixel moves its block's average by 4 levels: still noticed."""
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What was made of a frame before it was whole (``stream_reduce``)."""
+
+    thumbnail: Image.Image
+    """RGB, as ``Reductions.thumbnail`` makes it."""
+    factor: int | None = None
+    """The whole factor whose reduction ``png`` holds (None: no PNG was made)."""
+    size: tuple[int, int] = (0, 0)
+    """That reduction's size."""
+    png: bytes | None = None
+
+
 class Reductions:
     """One frame (mode RGB, RGBX over the buffer it arrived in, or RGBA as a PNG decodes)
-    and its reductions."""
+    and its reductions, some perhaps ``prepared`` already."""
 
-    def __init__(self, image: Image.Image) -> None:
+    def __init__(self, image: Image.Image, prepared: Prepared | None = None) -> None:
         self.image = image
+        self._prepared = prepared
         self._half: Image.Image | None = None
 
     @property
@@ -56,11 +73,10 @@ class Reductions:
         """The frame in RGB with its long edge at most ``edge`` (never enlarged)."""
         width, height = self.size
         longest = max(width, height)
-        if longest <= edge:
-            return rgb(self.image)
+        whole = whole_factor(self.size, edge)
+        if whole is not None:
+            return rgb(self.reduced(whole))
         factor = math.ceil(longest / edge)
-        if factor == 1 or longest / factor >= KEEP * edge:
-            return rgb(self.reduced(factor))
         base = self.reduced(factor - 1)
         scale = edge / longest
         size = (max(1, math.floor(width * scale)), max(1, math.floor(height * scale)))
@@ -68,9 +84,36 @@ class Reductions:
 
     def thumbnail(self) -> Image.Image:
         """A small RGB copy for change detection and the history (about THUMBNAIL_EDGE)."""
+        if self._prepared is not None:
+            return self._prepared.thumbnail
         half = self.half
-        factor = math.ceil(max(half.size) / THUMBNAIL_EDGE)
+        factor = thumbnail_factor(half.size)
         return rgb(half.reduce(factor) if factor > 1 else half)
+
+    def ready_png(self, edge: int) -> tuple[tuple[int, int], bytes] | None:
+        """The size and PNG of the reduction ``shrunk(edge)`` would give, when that PNG was
+        made already (None otherwise)."""
+        prepared = self._prepared
+        if prepared is None or prepared.png is None:
+            return None
+        if whole_factor(self.size, edge) != prepared.factor:
+            return None
+        return prepared.size, prepared.png
+
+
+def whole_factor(size: tuple[int, int], edge: int) -> int | None:
+    """The whole factor that brings ``size``'s long edge within ``edge`` (1: it is), or
+    None when the image is to be resampled (the factor would lose more than ``KEEP``)."""
+    longest = max(size)
+    if longest <= edge:
+        return 1
+    factor = math.ceil(longest / edge)
+    return factor if longest / factor >= KEEP * edge else None
+
+
+def thumbnail_factor(half: tuple[int, int]) -> int:
+    """The box reduction from the frame's half to its thumbnail."""
+    return max(1, math.ceil(max(half) / THUMBNAIL_EDGE))
 
 
 def rgb(image: Image.Image) -> Image.Image:

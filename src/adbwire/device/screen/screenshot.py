@@ -2,7 +2,9 @@
 
 The host's work is kept to what the answer needs: the frame is not copied (a crop copies
 its region), it is shrunk by whole-factor box reductions before any resampling, change
-detection looks at a thumbnail, and only the returned image is hashed. The capture path
+detection looks at a thumbnail, and only the returned image is hashed. On the raw path,
+the reductions, the thumbnail and the PNG the budget's first attempt needs are made as the
+frame arrives (``stream_reduce``), so most of that work overlaps the transfer. The capture path
 (raw frame or the device's PNG) is the one measured fastest for this device, when a
 ``ScreenHistory`` remembers the device (``path_choice``).
 
@@ -22,7 +24,8 @@ from adbwire.device.screen.capture import Source, capture
 from adbwire.device.screen.encode import Budget, Encoded, fit
 from adbwire.device.screen.frame_pool import Lease
 from adbwire.device.screen.history import Mapping, ScreenHistory
-from adbwire.device.screen.scaling import Reductions
+from adbwire.device.screen.scaling import Reductions, whole_factor
+from adbwire.device.screen.stream_reduce import PngFactor
 from adbwire.errors import UsageError
 from adbwire.wire.client import AdbClient
 
@@ -92,7 +95,14 @@ def _take(
     lease: Lease,
 ) -> Screenshot:
     paths = history.capture_paths(client.serial) if history else None
-    frame = capture(client, source, max_pixels=max_pixels, paths=paths, lease=lease)
+    frame = capture(
+        client,
+        source,
+        max_pixels=max_pixels,
+        paths=paths,
+        lease=lease,
+        png_factor=_png_ahead(budget) if region is None else None,
+    )
     changed = history.record(client.serial, frame.fingerprint, frame.thumbnail) if history else None
     width, height = frame.width, frame.height
     if frame.black:
@@ -119,6 +129,19 @@ def _take(
     if history:
         history.set_mapping(client.serial, mapping)
     return Screenshot(encoded, False, frame.source, width, height, region, mapping, changed)
+
+
+def _png_ahead(budget: Budget) -> PngFactor | None:
+    """Which reduction of a whole frame the budget's first attempt encodes as PNG: the
+    one to make while the frame arrives (none when it is resampled or not PNG)."""
+    if budget.format not in ("auto", "png"):
+        return None
+
+    def factor(width: int, height: int) -> int | None:
+        whole = whole_factor((width, height), budget.max_edge)
+        return whole if whole is not None and whole >= 2 else None
+
+    return factor
 
 
 def clip(region: Bounds, width: int, height: int) -> Bounds:
