@@ -484,11 +484,111 @@ TEST_CASES = [
     ),
 ]
 
+# IFS in read and in field splitting; $(…) holding a case whose patterns end in `)`
+IFS_CASES = [
+    (
+        'IFS=: read a b c <<EOF\nx:y::z w\nEOF\necho "[$a][$b][$c]"',
+        "[x][y][:z w]\n",
+        "",
+        0,
+    ),
+    (
+        'IFS="=" read k v <<EOF\n key = value = more \nEOF\necho "[$k][$v]"',
+        "[ key ][ value = more ]\n",
+        "",
+        0,
+    ),
+    (
+        'x="a,b,,c"; IFS=,; set -- $x; echo $#; for i in "$@"; do echo "<$i>"; done',
+        "4\n<a>\n<b>\n<>\n<c>\n",
+        "",
+        0,
+    ),
+    (
+        'x=" a  b "; IFS=" "; set -- $x; echo $#',
+        "2\n",
+        "",
+        0,
+    ),
+    (
+        'IFS=; x="a b"; set -- $x; echo $#',
+        "1\n",
+        "",
+        0,
+    ),
+    (
+        'x="a:b"; IFS=:; echo $x; echo "$x"; y=$x; echo "$y"',
+        "a b\na:b\na:b\n",
+        "",
+        0,
+    ),
+    (
+        'set -- a b c; IFS=-; echo "$*"; IFS=; echo "$*"',
+        "a-b-c\nabc\n",
+        "",
+        0,
+    ),
+    (
+        (
+            'while IFS== read -r key value; do echo "$key -> $value"; done '
+            "<<EOF\nro.product.model=Pixel 8\nro.build.version.sdk=34\nEOF"
+        ),
+        "ro.product.model -> Pixel 8\nro.build.version.sdk -> 34\n",
+        "",
+        0,
+    ),
+    (
+        (
+            'line="  lead and trail  "; read -r a <<EOF\n$line\nEOF\necho "[$a]"; '
+            'IFS= read -r b <<EOF\n$line\nEOF\necho "[$b]"'
+        ),
+        "[lead and trail]\n[  lead and trail  ]\n",
+        "",
+        0,
+    ),
+    (
+        'x=",a"; IFS=,; set -- p$x; echo $# "$1" "$2"',
+        "2 p a\n",
+        "",
+        0,
+    ),
+    (
+        "echo $(case a in a) echo yes;; esac)",
+        "yes\n",
+        "",
+        0,
+    ),
+    (
+        'x=$(case "$1" in (*) echo paren;; esac); echo "$x"',
+        "paren\n",
+        "",
+        0,
+    ),
+    (
+        'echo "$(case b in a) echo A;; b) echo B;; esac) after"',
+        "B after\n",
+        "",
+        0,
+    ),
+    (
+        'echo $(echo "(" ; echo ")")',
+        "( )\n",
+        "",
+        0,
+    ),
+    (
+        "f() { echo $(case $1 in -v) echo verbose;; *) echo quiet;; esac); }; f -v; f x",
+        "verbose\nquiet\n",
+        "",
+        0,
+    ),
+]
+
 
 @pytest.mark.parametrize(
     ("script", "out", "err", "status"),
-    MKSH_CASES + TEST_CASES,
-    ids=[c[0][:50] for c in MKSH_CASES + TEST_CASES],
+    MKSH_CASES + TEST_CASES + IFS_CASES,
+    ids=[c[0][:50] for c in MKSH_CASES + TEST_CASES + IFS_CASES],
 )
 def test_scripts_behave_as_under_mksh(
     tmp_path: Path, script: str, out: str, err: str, status: int
@@ -594,3 +694,17 @@ def test_test_reads_the_devices_files(tmp_path: Path) -> None:
         "-p f 1\n"
     )
     assert run(userland, "[ -t 0 ]; echo $?").out == "1\n"  # no terminal
+
+
+def test_exec_with_only_redirections_redirects_the_rest_of_the_script(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    script = (
+        "cd /data/local/tmp; echo before; exec > log.txt 2>&1; echo into log; ls /nope; "
+        "{ exec 2>/dev/null; }; ls /gone; (exec >/dev/null); echo still in log"
+    )
+    result = run(userland, script)
+    assert (result.out, result.err) == ("before\n", "")
+    assert run(userland, "cat /data/local/tmp/log.txt").out == (
+        "into log\nls: /nope: No such file or directory\nstill in log\n"
+    )
+    assert run(userland, "echo next line").out == "next line\n"  # a new command line

@@ -232,7 +232,7 @@ class _Lexer:
                 if arith is not None:
                     return arith
             body_start = self.pos + 2
-            end = find_closing_paren(src, body_start)
+            end = _command_substitution_end(src, body_start)
             self.pos = end + 1
             return CmdSub(src[body_start:end], quoted)
         if nxt == "{":
@@ -347,6 +347,28 @@ class _Lexer:
             i += 1
         self.pos = i + 1
         return CmdSub("".join(out), quoted)
+
+
+def _command_substitution_end(src: str, start: int) -> int:
+    """The `)` that ends `$(…)`: the first one past balanced parentheses, unless the body
+    holds a `case` whose `PATTERN)` that `)` is (the body up to it is then unfinished)."""
+    from adbwire.shell_syntax.parser import parse  # noqa: PLC0415 (the parser uses the lexer)
+
+    end = find_closing_paren(src, start)
+    if "case" not in src[start:end]:
+        return end
+    candidate = end
+    while True:
+        try:
+            parse(src[start:candidate])
+        except ShellSyntaxError as exc:
+            if exc.incomplete:
+                try:
+                    candidate = find_closing_paren(src, candidate + 1)
+                except ShellSyntaxError:
+                    return end
+                continue
+        return candidate
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[" + re.escape(_SPECIAL_PARAMS) + "]")

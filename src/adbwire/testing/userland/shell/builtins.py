@@ -133,7 +133,7 @@ def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
             break
         data += byte
     chars.extend(_decoded(data))
-    values = _split_fields(chars, len(names))
+    values = _split_fields(chars, len(names), shell.get_var("IFS"))
     for index, name in enumerate(names):
         shell.vars[name] = values[index] if index < len(values) else ""
     return 0 if ended else 1
@@ -143,26 +143,36 @@ def _decoded(data: bytearray) -> list[tuple[str, bool]]:
     return [(ch, False) for ch in data.decode("utf-8", "replace")]
 
 
-def _split_fields(chars: list[tuple[str, bool]], count: int) -> list[str]:
-    """Split on unescaped blanks into at most `count` fields (the last keeps the rest,
-    blanks inside it included, trailing blanks dropped)."""
+def _split_fields(chars: list[tuple[str, bool]], count: int, ifs: str | None) -> list[str]:
+    """Split on unescaped IFS delimiters into at most `count` fields; the last keeps the
+    rest of the line (delimiters inside it included, trailing IFS blanks dropped)."""
+    separators = " \t\n" if ifs is None else ifs
+    blanks = "".join(ch for ch in separators if ch in " \t\n")
+
+    def at(index: int, kinds: str) -> bool:
+        return index < len(chars) and chars[index][0] in kinds and not chars[index][1]
+
     fields: list[str] = []
     index = 0
-    while index < len(chars) and chars[index][0] in " \t" and not chars[index][1]:
+    while at(index, blanks):
         index += 1
     while index < len(chars):
         if len(fields) == count - 1:
             rest = chars[index:]
-            while rest and rest[-1][0] in " \t" and not rest[-1][1]:
+            while rest and rest[-1][0] in blanks and not rest[-1][1]:
                 rest.pop()
             fields.append("".join(ch for ch, _ in rest))
             break
         start = index
-        while index < len(chars) and not (chars[index][0] in " \t" and not chars[index][1]):
+        while index < len(chars) and not at(index, separators):
             index += 1
         fields.append("".join(ch for ch, _ in chars[start:index]))
-        while index < len(chars) and chars[index][0] in " \t" and not chars[index][1]:
+        while at(index, blanks):
             index += 1
+        if at(index, separators):
+            index += 1
+            while at(index, blanks):
+                index += 1
     return fields
 
 

@@ -161,22 +161,56 @@ def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segmen
             current = current if current is not None else []
             current.append((value, True))
             continue
-        pieces = [piece for piece in re.split(r"[ \t\n]+", value) if piece]
-        if value[:1] in tuple(IFS_WHITESPACE) and current:
+        pieces, leading, trailing = split_ifs(value, host.get_var("IFS"))
+        if leading and current:
             fields.append(current)
             current = None
+            if pieces and not pieces[0] and value[:1] not in IFS_WHITESPACE:
+                pieces = pieces[1:]  # that delimiter ended the text before it
         for index, piece in enumerate(pieces):
             if index > 0 and current is not None:
                 fields.append(current)
                 current = None
             current = current if current is not None else []
             current.append((piece, False))
-        if pieces and value[-1:] in tuple(IFS_WHITESPACE) and current is not None:
+        if pieces and trailing and current is not None:
             fields.append(current)
             current = None
     if current is not None:
         fields.append(current)
     return fields
+
+
+def split_ifs(value: str, ifs: str | None) -> tuple[list[str], bool, bool]:
+    """POSIX field splitting of an expansion's value: the fields, and whether it began and
+    ended with a delimiter. IFS whitespace collapses and is trimmed; each other IFS
+    character ends one field (`a,,b` is three with IFS=,). IFS unset: blanks; empty: none."""
+    separators = IFS_WHITESPACE if ifs is None else ifs
+    if not value or not separators:
+        return ([value] if value else []), False, False
+    blanks = "".join(ch for ch in separators if ch in IFS_WHITESPACE)
+    leading, trailing = value[0] in separators, value[-1] in separators
+    text = value.strip(blanks) if blanks else value
+    pieces: list[str] = []
+    buf: list[str] = []
+    i = 0
+    while i < len(text):
+        if text[i] not in separators:
+            buf.append(text[i])
+            i += 1
+            continue
+        # one delimiter: blanks, at most one other IFS character, blanks
+        while i < len(text) and text[i] in blanks:
+            i += 1
+        if i < len(text) and text[i] in separators and text[i] not in blanks:
+            i += 1
+            while i < len(text) and text[i] in blanks:
+                i += 1
+        pieces.append("".join(buf))
+        buf = []
+    if buf:
+        pieces.append("".join(buf))
+    return pieces, leading, trailing
 
 
 def _quote(part: Part) -> Part:

@@ -34,10 +34,7 @@ from adbwire.shell_syntax.parser import (
     Simple,
     parse,
 )
-from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.process import (
-    SIGPIPE_STATUS,
-    BrokenPipe,
     BufferWriter,
     BytesReader,
     NullWriter,
@@ -47,6 +44,7 @@ from adbwire.testing.userland.shell import control, jobs, redirects
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
+from adbwire.testing.userland.shell.child import run_device_command
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
 from adbwire.testing.userland.shell.invocation import CommandFn, Invocation, ShellHost
 from adbwire.testing.userland.shell.pipeline import run_stages
@@ -57,7 +55,6 @@ if TYPE_CHECKING:
 
 __all__ = ["SHELL_PATH", "CommandFn", "ExitShell", "Invocation", "Shell", "ShellHost"]
 
-BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
 BUILTINS = {**SHELL_BUILTINS, **SCRIPT_BUILTINS}
 
 
@@ -103,6 +100,10 @@ class Shell:
         """Scripts being read by `.`: `return` leaves one."""
         self.limits = default_limits()
         """`ulimit`: resource -> (soft, hard), None meaning unlimited."""
+        self.exec_streams: Streams | None = None
+        """Where `exec` with only redirections sent the shell's own streams."""
+        self._exec_files = contextlib.ExitStack()
+        self._sources = 0
         self.getopts_state = ("1", 0)
         """getopts: the OPTIND it last set, and the letter to read next inside that word
         of grouped options (`-abc`)."""
@@ -174,8 +175,9 @@ class Shell:
             return str(self.pid)
         if name == "#":
             return str(len(self._positional))
-        if name in ("@", "*"):
-            return " ".join(self._positional)
+        if name in ("@", "*"):  # "$*" joins with IFS's first character
+            ifs = self.vars.get("IFS")
+            return (" " if ifs is None else ifs[:1]).join(self._positional)
         if name == "0":
             return SHELL_PATH
         if name.isdigit():
@@ -213,6 +215,7 @@ class Shell:
         child.jobs = self.jobs
         child.last_job = self.last_job
         child.functions = dict(self.functions)
+        child.exec_streams = self.exec_streams
         child.limits = dict(self.limits)
         child.loop_depth = self.loop_depth
         return child
@@ -232,11 +235,19 @@ class Shell:
             streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
             self.last_status = 1
             return 1
-        return self.run_script(script, streams)
+        self._sources += 1
+        try:
+            return self.run_script(script, streams)
+        finally:
+            self._sources -= 1
+            if not self._sources:  # the files `exec >FILE` opened close with the script
+                self.exec_streams = None
+                self._exec_files.close()
 
     def run_script(self, script: Script, streams: Streams) -> int:
         self._streams = streams
         for item in script:
+            streams = self.exec_streams or streams
             self.handle_signals(streams)
             if self.cancelled():
                 break
@@ -280,6 +291,10 @@ class Shell:
 
     def _command(self, command: Command, streams: Streams) -> int:
         try:
+            if _is_bare_exec(command):  # `exec >FILE 2>&1`: for the rest of the script
+                applied = redirects.applied(self, command.redirects, streams)
+                self.exec_streams = self._exec_files.enter_context(applied)
+                return 0
             with redirects.applied(self, command.redirects, streams) as local:
                 return self._dispatch(command, local)
         except redirects.RedirectError as exc:
@@ -347,31 +362,15 @@ class Shell:
         builtin = BUILTINS.get(name)
         if builtin is not None:
             return builtin(self, argv, streams)
-        lookup_name = name
-        if "/" in name:
-            directory, base = posixpath.split(name)
-            lookup_name = base if directory in BIN_DIRS else ""
-        command = self.host.lookup(lookup_name) if lookup_name else None
-        if command is None:
-            streams.stderr.write(f"{SHELL_PATH}: {name}: inaccessible or not found\n".encode())
-            return 127
-        table = self.host.processes
-        child = table.spawn(argv, ppid=self.pid, uid=self.host.user_id(),
-                            session=self.process.session if self.process else 0)  # fmt: skip
-        outer_child, self.child = self.child, child
-        try:
-            status = command(Invocation(argv, streams, self))
-        except BrokenPipe:  # SIGPIPE ends the command, not the shell that ran it
-            status = SIGPIPE_STATUS
-        except FsError as exc:  # a file error the command did not report itself
-            streams.stderr.write(
-                f"{posixpath.basename(name)}: {exc.path}: {exc.message}\n".encode()
-            )
-            status = 1
-        finally:
-            self.child = outer_child
-            table.reap(child)
-        return 128 + child.pending_signal if child.pending_signal else status
+        return run_device_command(self, argv, streams)
+
+
+def _is_bare_exec(command: Command) -> bool:
+    return (
+        isinstance(command, Simple)
+        and bool(command.redirects)
+        and [word.literal() for word in command.words] == ["exec"]
+    )
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,0 +1,48 @@
+"""Running a device command: found by name (or by a path in a bin directory), run as a
+child process of the shell in the device's process table (so `ps` shows it), its status
+128+N when a signal ended it."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
+
+from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.process import SIGPIPE_STATUS, BrokenPipe, Streams
+from adbwire.testing.userland.shell.builtins import SHELL_PATH
+from adbwire.testing.userland.shell.invocation import Invocation
+
+if TYPE_CHECKING:
+    from adbwire.testing.userland.shell.interp import Shell
+
+__all__ = ["BIN_DIRS", "run_device_command"]
+
+BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
+
+
+def run_device_command(shell: Shell, argv: list[str], streams: Streams) -> int:
+    """Run a command that is not a shell built-in, or say it is not found (127)."""
+    name = argv[0]
+    lookup_name = name
+    if "/" in name:
+        directory, base = posixpath.split(name)
+        lookup_name = base if directory in BIN_DIRS else ""
+    command = shell.host.lookup(lookup_name) if lookup_name else None
+    if command is None:
+        streams.stderr.write(f"{SHELL_PATH}: {name}: inaccessible or not found\n".encode())
+        return 127
+    table = shell.host.processes
+    child = table.spawn(argv, ppid=shell.pid, uid=shell.host.user_id(),
+                        session=shell.process.session if shell.process else 0)  # fmt: skip
+    outer_child, shell.child = shell.child, child
+    try:
+        status = command(Invocation(argv, streams, shell))
+    except BrokenPipe:  # SIGPIPE ends the command, not the shell that ran it
+        status = SIGPIPE_STATUS
+    except FsError as exc:  # a file error the command did not report itself
+        streams.stderr.write(f"{posixpath.basename(name)}: {exc.path}: {exc.message}\n".encode())
+        status = 1
+    finally:
+        shell.child = outer_child
+        table.reap(child)
+    return 128 + child.pending_signal if child.pending_signal else status
