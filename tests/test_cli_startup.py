@@ -36,7 +36,7 @@ HEAVY = (
     "lz4",
     "backports.zstd",
     "adbwire.wire.usb.discovery",
-    "adbwire.wire.mdns.browser",
+    "adbwire.wire.mdns",
     "adbwire.wire.pairing.client",
     "adbwire.wire.recording",
     "adbwire.testing",
@@ -129,6 +129,14 @@ def test_a_tcp_shell_loads_nothing_it_does_not_use(tmp_path: Path, adb_key: AdbK
     ours = [name for name in names if name.startswith("adbwire")]
     assert len(ours) <= SHELL_OURS, ours
     assert len(names) <= SHELL_MODULES, len(names)
+
+
+def test_every_mdns_service_name_has_the_mark_the_cli_looks_for() -> None:
+    """cli/targets.py loads the mDNS names only for a serial with this mark in it."""
+    from adbwire.cli import targets  # noqa: PLC0415
+    from adbwire.wire.mdns import names  # noqa: PLC0415
+
+    assert all(kind.endswith(targets.MDNS_SUFFIX_MARK) for kind in names.SERVICE_TYPES)
 
 
 def test_every_table_line_is_what_its_module_registers() -> None:

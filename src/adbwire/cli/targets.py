@@ -17,12 +17,6 @@ import sys
 from adbwire.cli import known_devices, targets_usb
 from adbwire.errors import DeviceCommandError, TransportError, UsageError
 from adbwire.wire.client import AdbClient
-from adbwire.wire.mdns.names import (
-    CONNECT_SERVICE,
-    LEGACY_SERVICE,
-    PAIRING_SERVICE,
-    split_service_suffix,
-)
 from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.usb.selection import DeviceCandidate, open_transport
@@ -34,6 +28,9 @@ BARE_NAME_RESOLVE_SECONDS = 3.0
 not cost the whole connect timeout (a responder on the link answers within a second)."""
 """A bare name that may be an mDNS instance: no dot, colon or blank (not an address)."""
 _SPLIT = re.compile(r"[\s,]+")
+MDNS_SUFFIX_MARK = "._tcp"
+"""In every name with an mDNS service suffix (adb's service types are all TCP ones): a
+serial without it is no such name, and the mDNS modules stay unloaded (#20)."""
 
 
 def configured_addresses() -> list[str]:
@@ -56,20 +53,24 @@ def timeouts_from(args: argparse.Namespace) -> Timeouts:
 
 def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:
     """The device `-s serial` names, an mDNS instance name resolved to its address."""
-    instance, service_type = split_service_suffix(serial) if serial else ("", None)
-    if service_type == PAIRING_SERVICE:
-        raise UsageError(f"{serial!r} is a pairing service: adbwire pair {instance}")
-    if service_type is not None:
-        from adbwire.wire.mdns.browser import resolve_instance  # noqa: PLC0415 - zeroconf
+    if serial and MDNS_SUFFIX_MARK in serial:
+        from adbwire.wire.mdns.names import PAIRING_SERVICE, split_service_suffix  # noqa: PLC0415
 
-        service = resolve_instance(instance, [service_type], timeout=timeouts.connect)
-        return DeviceCandidate(service.address, "tcp")
+        instance, service_type = split_service_suffix(serial)
+        if service_type == PAIRING_SERVICE:
+            raise UsageError(f"{serial!r} is a pairing service: adbwire pair {instance}")
+        if service_type is not None:
+            from adbwire.wire.mdns.browser import resolve_instance  # noqa: PLC0415 - zeroconf
+
+            service = resolve_instance(instance, [service_type], timeout=timeouts.connect)
+            return DeviceCandidate(service.address, "tcp")
     try:
         return targets_usb.choose(serial, configured_addresses())
     except UsageError as not_found:
         if not serial or not _MDNS_NAME.fullmatch(serial):
             raise
         from adbwire.wire.mdns.browser import resolve_instance  # noqa: PLC0415 - zeroconf
+        from adbwire.wire.mdns.names import CONNECT_SERVICE, LEGACY_SERVICE  # noqa: PLC0415
 
         try:
             service = resolve_instance(
