@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from benchmarks import scale
+from benchmarks import scale, screenshot
 from benchmarks.config import MIB
 from benchmarks.head_of_line import OTHER, SAME, SECOND
 from benchmarks.transfer import CEILING, RAW
@@ -175,6 +175,16 @@ def _screen(screen: dict[str, Any]) -> list[str]:
     return lines + _table(["tool", "median ms", "p95 ms", "result chars", "note"], rows)
 
 
+def _screenshot(result: dict[str, Any]) -> list[str]:
+    """The `screenshot` section (issue #25), as `python -m benchmarks.screenshot` prints it."""
+    if not result:
+        return []
+    if _pending(result):
+        return ["### 6b. Screenshots", "", str(_pending(result)), ""]
+    lines = screenshot.markdown(result).splitlines()
+    return [lines[0].replace("### ", "### 6b. ", 1), *lines[1:], ""]
+
+
 def _errors(errors: dict[str, str]) -> list[str]:
     if not errors:
         return []
@@ -201,6 +211,7 @@ def markdown(results: dict[str, Any]) -> str:
         *_memory(results.get("memory", {})),
         *_startup(results.get("startup", {"pending": "not run"})),
         *_screen(results.get("screen", {"pending": "not run"})),
+        *_screenshot(results.get("screenshot", {})),
         *_compression(results.get("compression", {})),
         *_small_payload(results.get("small_payload", {})),
         *_cold_start(results.get("cold_start", {})),
@@ -246,7 +257,8 @@ def _cold_start(cold: dict[str, Any]) -> list[str]:
             rows.append([group, name, f"{entry['median_s'] * 1000:.0f}", runs])
     ratios = ", ".join(f"{name} {value:.1f}x" for name, value in cold["cli_ratio"].items())
     mcp = f"MCP / minimal server: {cold['mcp_ratio']:.2f}x"
-    footer = [f"CLI / bare interpreter: {ratios}; {mcp}", ""]
+    cpu = ", ".join(f"{name} {value:.1f}x" for name, value in cold.get("cli_cpu_ratio", {}).items())
+    footer = [f"CLI / bare interpreter: {ratios} (CPU time: {cpu}); {mcp}", ""]
     return lines + _table(["", "what", "median ms", "runs s"], rows) + footer
 
 

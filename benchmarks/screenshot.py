@@ -3,7 +3,7 @@ work step by step, and the capture path on a slow link.
 
     python -m benchmarks.screenshot [--quick] [--no-adb]
 
-Against the benchmark's simulated device (default screen, 1080x2424), taking turns:
+Against the benchmark's simulated device (default screen, 1080x2400), taking turns:
 
 - `fetch`: the raw frame alone over adbwire (`exec:screencap` into one buffer);
 - `adb exec-out screencap` and `adb exec-out screencap -p` (Google's adb, a process per
@@ -11,10 +11,12 @@ Against the benchmark's simulated device (default screen, 1080x2424), taking tur
 - `take_screenshot` (device layer, default budget, with a history) and the MCP `screenshot`
   tool round trip (in-memory session: base64 and JSON included).
 
-Then the host steps of one screenshot, each timed alone on a captured frame, and the capture
-path on a slow phone: a second simulated device at `--link-mbps 40` whose `screencap -p`
-takes `--screencap-encode-ms 300`, always raw against the adaptive choice (after its
-warm-up). `python -m benchmarks` runs it as the `screenshot` section.
+Then the host steps of one screenshot, each timed alone on a captured frame, then all of
+them as a screenshot runs them while the frame arrives (fed in 1 MiB chunks), and what of
+that is left after the last chunk; then the capture path on a slow phone: a second
+simulated device at `--link-mbps 40` whose `screencap -p` takes `--screencap-encode-ms
+300`, always raw against the adaptive choice (after its warm-up). `python -m benchmarks`
+runs it as the `screenshot` section.
 """
 
 from __future__ import annotations
@@ -109,36 +111,86 @@ def side_by_side(
 
 
 def host_steps(client: Any, calls: int) -> dict[str, Any]:
-    """Each step of one default screenshot, timed alone on one captured frame (CPU time of
-    this process: the steps are all host work)."""
-    from adbwire.device.screen import Budget, capture  # noqa: PLC0415
-    from adbwire.device.screen.encode import fit  # noqa: PLC0415
-    from adbwire.device.screen.scaling import Reductions, fingerprint, is_black  # noqa: PLC0415
+    """The host's work on one default screenshot, in CPU time of this process (all of it is
+    host work): each step alone on one captured frame; then all of them as a screenshot does
+    them, on the frame arriving in 1 MiB chunks (what overlaps the transfer), and what of
+    that is left once the last chunk is in."""
+    import io  # noqa: PLC0415
+    import struct  # noqa: PLC0415
+    import zlib  # noqa: PLC0415
+
+    from adbwire.device.screen import capture  # noqa: PLC0415
+    from adbwire.device.screen.png import encode_png  # noqa: PLC0415
+    from adbwire.device.screen.scaling import (  # noqa: PLC0415
+        Reductions,
+        fingerprint,
+        thumbnail_factor,
+    )
 
     frame = capture(client, "raw")
     image = frame.image
+    half = Reductions(image).half.convert("RGB")
 
-    def thumbnail_and_fingerprint() -> str:
-        return fingerprint(Reductions(image).thumbnail())
+    def pillow_png() -> bytes:
+        buffer = io.BytesIO()
+        half.save(buffer, "PNG", compress_level=1, compress_type=zlib.Z_RLE)
+        return buffer.getvalue()
 
-    def black() -> bool:
-        reductions = Reductions(image)
-        return is_black(reductions, reductions.thumbnail())
-
-    half = Reductions(image).half
+    shot = StreamedShot(struct.pack("<IIII", image.width, image.height, 1, 1) + image.tobytes())
     steps: dict[str, Callable[[], object]] = {
-        "halve (box reduction)": lambda: Reductions(image).half,
-        "thumbnail + fingerprint (from the frame)": thumbnail_and_fingerprint,
-        "black check (from the frame)": black,
-        "encode (PNG, zlib level 1 RLE; from the half)": lambda: fit(half, Budget()),
+        "halve (box reduction of the frame)": lambda: Reductions(image).half,
+        "thumbnail + fingerprint (from the half)": lambda: fingerprint(
+            half.reduce(thumbnail_factor(half.size))
+        ),
+        "PNG of the half (png.py: unfiltered, zlib level 1)": lambda: encode_png(half),
+        "PNG of the half, Pillow level 1 RLE (the encoder before)": pillow_png,
+        "all of it as the frame arrives (1 MiB chunks)": shot.take,
     }
     _wall, cpu = _turns(steps, calls)
-    encoded = fit(Reductions(image), Budget())
+    after: list[float] = []
+    for _ in range(calls):
+        started: list[float] = []
+        shot.take(started)
+        after.append(time.process_time() - started[0])
+    result = shot.take()
     return {
         "frame": [frame.width, frame.height],
-        "image": [encoded.width, encoded.height, encoded.format, len(encoded.data)],
+        "image": [*result[0], "png", len(result[1])],
+        "png_pillow_bytes": len(pillow_png()),
         "steps_cpu_ms": {name: _cpu_ms(values) for name, values in cpu.items()},
+        "after_last_byte_cpu_ms": _cpu_ms(after),
     }
+
+
+class StreamedShot:
+    """One frame's raw output fed to a stream reduction in 1 MiB chunks, as it arrives."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self, output: bytes) -> None:
+        import mmap  # noqa: PLC0415
+
+        self.output = output
+        self.buffer = mmap.mmap(-1, len(output))
+        self.buffer[:] = output
+
+    def take(self, last_chunk_at: list[float] | None = None) -> tuple[tuple[int, int], bytes]:
+        from adbwire.device.parsers import parse_raw_screencap  # noqa: PLC0415
+        from adbwire.device.screen.encode import Budget  # noqa: PLC0415
+        from adbwire.device.screen.scaling import fingerprint  # noqa: PLC0415
+        from adbwire.device.screen.screenshot import png_ahead  # noqa: PLC0415
+        from adbwire.device.screen.stream_reduce import StreamReduction  # noqa: PLC0415
+
+        early = StreamReduction(png_ahead(Budget()))
+        for length in range(self.CHUNK, len(self.output), self.CHUNK):
+            early.arrived(self.buffer, length)
+        if last_chunk_at is not None:
+            last_chunk_at.append(time.process_time())
+        early.arrived(self.buffer, len(self.output))
+        prepared = early.result(parse_raw_screencap(memoryview(self.buffer)))
+        assert prepared is not None and prepared.png is not None
+        fingerprint(prepared.thumbnail)
+        return prepared.size, prepared.png
 
 
 @contextlib.contextmanager
@@ -217,7 +269,7 @@ def run(
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = ["### Screenshots (1080x2424 default screen)", ""]
+    lines = ["### Screenshots (1080x2400 default screen)", ""]
     lines += ["| path | median ms | p95 ms | vs fetch | our CPU ms |", "|---|---|---|---|---|"]
     for name, row in result["side_by_side"].items():
         if isinstance(row, dict):
@@ -231,6 +283,10 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["| step | median CPU ms |", "|---|---|"]
     for name, value in steps["steps_cpu_ms"].items():
         lines.append(f"| {name} | {value:.1f} |")
+    if "after_last_byte_cpu_ms" in steps:  # results from before #25's last step lack these
+        after = steps["after_last_byte_cpu_ms"]
+        lines.append(f"| of that, left after the last chunk | {after:.1f} |")
+        lines += ["", f"Pillow's PNG of the half: {steps['png_pillow_bytes']} bytes."]
     slow = result["slow_link"]
     lines += [
         "",

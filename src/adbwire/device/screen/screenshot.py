@@ -101,7 +101,7 @@ def _take(
         max_pixels=max_pixels,
         paths=paths,
         lease=lease,
-        png_factor=_png_ahead(budget) if region is None else None,
+        png_factor=png_ahead(budget) if region is None else None,
     )
     changed = history.record(client.serial, frame.fingerprint, frame.thumbnail) if history else None
     width, height = frame.width, frame.height
@@ -131,7 +131,7 @@ def _take(
     return Screenshot(encoded, False, frame.source, width, height, region, mapping, changed)
 
 
-def _png_ahead(budget: Budget) -> PngFactor | None:
+def png_ahead(budget: Budget) -> PngFactor | None:
     """Which reduction of a whole frame the budget's first attempt encodes as PNG: the
     one to make while the frame arrives (none when it is resampled or not PNG)."""
     if budget.format not in ("auto", "png"):
