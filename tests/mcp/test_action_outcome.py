@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import time
 
+from adbwire.device.ui.outcome import LOG_SLICE
+from adbwire.mcp.registry import all_specs
+from adbwire.mcp.tools.outcome import ActionOutcome
 from adbwire.testing.userland.android import app_faults
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.mcp.harness import data_of, error_of, payload_of
@@ -182,3 +185,36 @@ async def test_another_apps_crash_is_not_the_actions() -> None:
         assert "log" not in pressed  # its lines are not the notes app's either
         history = await s.ok("list_crashes", {"package": "com.android.chrome"})
         assert [c["kind"] for c in history["crashes"]] == ["native"]  # but it is on record
+
+
+ACTION_TOOLS = (
+    "tap", "swipe", "press_key", "long_press_element", "tap_element", "type_text",
+    "scroll_to_element", "launch_app", "restart_app", "open_deep_link", "gesture",
+)  # fmt: skip
+
+
+def test_every_action_tool_answers_with_the_outcome_shape() -> None:
+    specs = {spec.name: spec for spec in all_specs()}
+    assert {name for name in ACTION_TOOLS if not issubclass(
+        specs[name].output_model, ActionOutcome
+    )} == set()  # fmt: skip
+    fields = set(ActionOutcome.model_fields)
+    assert fields >= {"screen_changed", "window", "keyboard_shown", "log", "log_more"}
+
+
+async def test_the_log_slice_keeps_the_newest_lines_and_counts_the_rest() -> None:
+    async with session("notes_list") as s:
+        state = s.userland.state
+        (pid,) = state.pids_of("com.example.notes")
+
+        def key_while_the_app_warns(inv: Invocation, command: CommandFn) -> int:
+            status = command(inv)
+            with state.lock:
+                for number in range(25):
+                    state.log("main", "W", "Notes", f"slow frame {number}", pid=pid)
+            return status
+
+        s.userland.hooks["input"] = key_while_the_app_warns
+        pressed = await s.ok("press_key", {"key": "tab"})
+        assert len(pressed["log"]) == LOG_SLICE and pressed["log_more"] == 25 - LOG_SLICE
+        assert pressed["log"][-1].endswith("W Notes: slow frame 24")  # the newest kept
