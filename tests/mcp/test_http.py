@@ -4,6 +4,7 @@ time, so a prefix of the token is as wrong as any other string), and an Origin c
 from __future__ import annotations
 
 import re
+import socket
 import stat
 import subprocess
 from collections.abc import AsyncIterator
@@ -17,7 +18,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from adbwire.errors import UsageError
-from adbwire.mcp.server.http import load_or_create_token
+from adbwire.mcp.server.http import bind, load_or_create_token
 from tests.mcp.harness import WAIT, data_of
 from tests.mcp.spawn import environment, serve_argv
 
@@ -109,3 +110,10 @@ def test_token_file_is_private_and_reused(tmp_path: Path) -> None:
     path.chmod(0o644)
     with pytest.raises(UsageError, match="readable by other users"):
         load_or_create_token(path)
+
+
+def test_the_printed_address_accepts_a_connection_before_uvicorn_starts() -> None:
+    with bind("127.0.0.1:0") as listening:
+        address = listening.getsockname()[:2]
+        # connecting before anyone accepts: queued in the backlog, never refused
+        socket.create_connection(address, timeout=WAIT).close()

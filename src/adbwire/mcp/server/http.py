@@ -131,6 +131,9 @@ def bind(address: str) -> socket.socket:
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))
+    # Listening now: the address is printed before uvicorn starts, and a client that
+    # connects at once must wait in the backlog, not be refused.
+    sock.listen(socket.SOMAXCONN)
     return sock
 
 
