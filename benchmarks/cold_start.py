@@ -1,7 +1,8 @@
 """Cold start (issue #20), each against its baseline on the same machine, runs interleaved:
 
 - CLI: the whole `adbwire -s SERIAL shell true` (and `adbwire --version`) against a bare
-  `python3 -S -c pass`;
+  `python3 -S -c pass`, in wall-clock time and in CPU time (user + system of the child,
+  steadier than wall-clock on a shared machine);
 - MCP: spawn → first `tools/list` answer of `adbwire serve --no-usb` against the smallest
   stdio server on the same SDK (benchmarks/minimal_mcp_server.py).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -48,13 +50,22 @@ def _adbwire() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "adbwire"]
 
 
-def _timed_run(argv: list[str], environment: dict[str, str]) -> float:
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _timed_run(argv: list[str], environment: dict[str, str]) -> tuple[float, float]:
+    """Wall-clock and CPU seconds of one run (the CPU of the children waited for meanwhile:
+    only this one, the simulated device runs on)."""
+    cpu_before = _child_cpu()
     started = time.perf_counter()
     done = subprocess.run(argv, env=environment, capture_output=True, timeout=WAIT, check=False)
     elapsed = time.perf_counter() - started
+    cpu = _child_cpu() - cpu_before
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr[-300:]!r}")
-    return elapsed
+    return elapsed, cpu
 
 
 def _message(number: int | None, method: str, params: dict[str, Any]) -> bytes:
@@ -120,14 +131,18 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
     adbwire = _adbwire()
     bare = [sys.executable, "-S", "-c", "pass"]
     cli: dict[str, list[float]] = {"python3 -S -c pass": [], "--version": [], "shell true": []}
+    cli_cpu: dict[str, list[float]] = {name: [] for name in cli}
     mcp: dict[str, list[float]] = {"minimal server": [], "adbwire serve --no-usb": []}
     minimal = [sys.executable, str(REPO_ROOT / "benchmarks" / "minimal_mcp_server.py")]
     serve = [*adbwire, "serve", "--no-usb", "--no-audit"]
+    shell = [*adbwire, "-s", serial, "shell", "true"]
+    commands = {"python3 -S -c pass": bare, "--version": [*adbwire, "--version"]}
+    commands["shell true"] = shell
     for _ in range(runs):
-        cli["python3 -S -c pass"].append(_timed_run(bare, environment))
-        cli["--version"].append(_timed_run([*adbwire, "--version"], environment))
-        shell = [*adbwire, "-s", serial, "shell", "true"]
-        cli["shell true"].append(_timed_run(shell, environment))
+        for name, argv in commands.items():
+            wall, cpu = _timed_run(argv, environment)
+            cli[name].append(wall)
+            cli_cpu[name].append(cpu)
         mcp["minimal server"].append(_first_tools_list(minimal, environment))
         mcp["adbwire serve --no-usb"].append(_first_tools_list(serve, environment))
     result: dict[str, Any] = {"runs": runs, "cli": _summary(cli), "mcp": _summary(mcp)}
@@ -135,6 +150,12 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
     result["cli_ratio"] = {
         name: result["cli"][name]["median_s"] / base for name in ("--version", "shell true")
     }
+    result["cli_cpu"] = _summary(cli_cpu)
+    base_cpu = result["cli_cpu"]["python3 -S -c pass"]["median_s"]
+    result["cli_cpu_ratio"] = {
+        name: result["cli_cpu"][name]["median_s"] / base_cpu for name in ("--version", "shell true")
+    }
+    result["load_average"] = os.getloadavg()
     result["mcp_ratio"] = (
         result["mcp"]["adbwire serve --no-usb"]["median_s"]
         / result["mcp"]["minimal server"]["median_s"]
