@@ -26,7 +26,7 @@ from adbwire.mcp.server.demo import STEPS, catalogue, demo_app, run_session
 from adbwire.mcp.server.server import build_server
 from adbwire.testing import DeviceFiles, DeviceOptions, SimulatedDevice, running_device
 from tests.device.ui_sim import SpyUserland
-from tests.mcp.harness import WAIT, data_of, error_of, make_app
+from tests.mcp.harness import WAIT, data_of, error_of, make_app, rows_of
 
 MARKER = "/data/local/tmp/pwned"
 UI_RISKS = {
@@ -247,7 +247,7 @@ async def test_wait_and_assert_and_audit() -> None:
         assert gone["passed"] is True
         audit = await s.ok("accessibility_audit")
         assert audit["framework"] == "views" and audit["density"] == 420
-        assert audit["min_target_px"] == 126 and isinstance(audit["issues"], list)
+        assert audit["min_target_px"] == 126 and audit["issue_count"] == 0
 
 
 async def test_stale_element_ids_are_refused() -> None:
@@ -281,6 +281,15 @@ async def test_debug_context_sends_the_log_once() -> None:
         assert lines[0] == "log:" and len(lines) - 1 == data["log_lines"] > 0
         assert any("FATAL EXCEPTION" in line for line in lines)
         assert "log" not in data and lines[-1] not in result.content[0].text  # type: ignore[union-attr]
+
+
+async def test_audit_issues_travel_once_as_rows() -> None:
+    async with session("settings") as s:
+        result = await s.call("accessibility_audit")
+        audit, issues = data_of(result), rows_of(result)
+        assert audit["issue_count"] == len(issues) > 0 and "issues" not in audit
+        assert {"kind": "unlabelled_clickable", "elements": ["e13"]}.items() <= issues[0].items()
+        assert all(issue["fix"] for issue in issues)
 
 
 async def test_animations_off_for_the_session_and_restored() -> None:

@@ -28,6 +28,7 @@ from adbwire.device.ui import actions as ops
 from adbwire.device.ui.checks import Expectation
 from adbwire.device.ui.select import parse_query, suggest
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.rows import rows_text
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import PROFILES, Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
@@ -388,7 +389,7 @@ class Audit(Result):
     density: int | None = None
     min_target_px: int | None = None
     checked: int
-    issues: list[Issue]
+    issue_count: int = Field(description="issues after the JSON (text block): columns, arrays")
 
 
 @tool(
@@ -400,7 +401,8 @@ class Audit(Result):
     example={},
 )
 async def accessibility_audit(call: ToolCall, args: DeviceArgs) -> ToolOutput:
-    """Unlabelled clickables and images, targets under 48dp, duplicate labels; with fixes."""
+    """Unlabelled clickables and images, targets under 48dp, duplicate labels; with fixes,
+    rows after the JSON (text block)."""
     report, framework = await run_ui(call, ops.accessibility_audit, call.client)
     issues = [
         Issue(kind=f.kind, elements=list(f.element_ids), message=f.message, fix=f.fix)
@@ -411,9 +413,10 @@ async def accessibility_audit(call: ToolCall, args: DeviceArgs) -> ToolOutput:
         density=report.density,
         min_target_px=report.min_target_px,
         checked=report.checked,
-        issues=issues,
+        issue_count=len(issues),
     )
-    return ToolOutput(f"{len(issues)} issues in {report.checked} touch targets", data)
+    summary = f"{len(issues)} issues in {report.checked} touch targets"
+    return ToolOutput(summary, data, text=rows_text(issues, ("kind", "elements", "message", "fix")))
 
 
 TOOLS = [
