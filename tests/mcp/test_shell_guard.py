@@ -256,6 +256,10 @@ REFUSED = [
     ("echo ${x:+$(rm -rf /)}", "recursive deletion of /"),
     ("echo ${x%$(rm -rf /)}", "recursive deletion of /"),
     ("echo ${x:=`rm -rf /`}", "recursive deletion of /"),
+    ("echo ${x/$(rm -rf /)/}", "recursive deletion of /"),
+    ("echo ${x//a/$(rm -rf /data)}", "recursive deletion of /data"),
+    ("echo ${x:$(rm -rf /):1}", "recursive deletion of /"),
+    ("echo ${x:0:$(rm -rf /)}", "recursive deletion of /"),
 ]
 
 # (command line, a reason it must give): the guard cannot know; asked every time.
@@ -354,7 +358,7 @@ ORDINARY = [
     "case $1 in -h|--help) echo usage;; *) ls /sdcard;; esac",
     "cat <<EOF\nrm -rf /\nEOF",
     "cat <<'EOF' > /sdcard/notes.txt\n$(rm -rf /)\nEOF",
-    "echo ${x%.*} ${x##*/} ${#x} ${x:-default}",
+    "echo ${x%.*} ${x##*/} ${#x} ${x:-default} ${x/a/b} ${x:1:2}",
     "local x=1; ulimit -n; getopts ab: o; shift; typeset y=2",
     "ls -l /sdcard",
     "ls -R /",

@@ -181,3 +181,15 @@ def test_parameter_operators_keep_their_operand_word() -> None:
     assert only_simple("echo ${a:-${b:-c}}").words[1] == Word(
         (Param("a", False, ":-", (Param("b", False, ":-", (Lit("c", False),)),)),)
     )
+
+
+def test_pattern_substitution_and_substring_keep_both_operands() -> None:
+    words = only_simple('echo ${x//a/$b} ${x/#"p"} ${x:1:n+1} ${x: -2} "${x%% *}"').words
+    assert words[1] == Word(
+        (Param("x", False, "//", (Lit("a", False),), alt=(Param("b", False),)),)
+    )
+    assert words[2] == Word((Param("x", False, "/#", (Lit("p", True),)),))
+    assert words[3] == Word((Param("x", False, "::", (Lit("1", True),), alt=(Lit("n+1", True),)),))
+    assert words[4] == Word((Param("x", False, ":", (Lit(" -2", True),)),))
+    # a pattern is a pattern inside double quotes too: its `*` stays unquoted
+    assert words[5].parts[0] == Param("x", True, "%%", (Lit(" *", False),))

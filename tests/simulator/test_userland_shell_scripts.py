@@ -584,11 +584,48 @@ IFS_CASES = [
     ),
 ]
 
+# mksh's ${name/pattern/replacement} and ${name:offset:length}; patterns glob inside "…"
+SUBSTITUTION_CASES = [
+    (
+        "x=hello; echo ${x/l/L} ${x//l/L} ${x:1:3} ${x:2} ${x: -2} ${x/#h/H} ${x/%o/O}",
+        "heLlo heLLo ell llo lo Hello hellO\n",
+        "",
+        0,
+    ),
+    (
+        (
+            'x=hello; echo ${x:10}; echo ${x:-3}; echo "${x/l}" "${x//l}"; p=l; '
+            'echo ${x//$p/X} ${x//"l"/Y} ${x//[eo]/_}'
+        ),
+        "\nhello\nhelo heo\nheXXo heYYo h_ll_\n",
+        "",
+        0,
+    ),
+    (
+        ('y="a/b/c"; echo ${y//\\//:}; x=hello; echo ${x/#z/Q} ${x/*/all} ${x/l*/L} "${x:0:1}"'),
+        "a:b:c\nhello all heL h\n",
+        "",
+        0,
+    ),
+    (
+        ('s="key = value"; echo "[${s%% *}]" "[${s#* = }]" "[${s// /}]"; n=3; echo ${s:n:n+1}'),
+        "[key] [value] [key=value]\n= v\n",
+        "",
+        0,
+    ),
+    (
+        'x=a.b; echo "${x%".b"}" "${x%\'.*\'}" "${x%\\.*}" "${x#"a"}"',
+        "a a.b a .b\n",
+        "",
+        0,
+    ),
+]
+
 
 @pytest.mark.parametrize(
     ("script", "out", "err", "status"),
-    MKSH_CASES + TEST_CASES + IFS_CASES,
-    ids=[c[0][:50] for c in MKSH_CASES + TEST_CASES + IFS_CASES],
+    MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES,
+    ids=[c[0][:50] for c in MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES],
 )
 def test_scripts_behave_as_under_mksh(
     tmp_path: Path, script: str, out: str, err: str, status: int

@@ -11,7 +11,12 @@ from __future__ import annotations
 
 import re
 
-from adbwire.shell_syntax.brackets import find_closing_brace, find_closing_paren
+from adbwire.shell_syntax.brackets import (
+    command_substitution_end,
+    find_closing_brace,
+    find_closing_paren,
+    split_operand,
+)
 from adbwire.shell_syntax.words import (
     Arith,
     CmdSub,
@@ -232,7 +237,7 @@ class _Lexer:
                 if arith is not None:
                     return arith
             body_start = self.pos + 2
-            end = _command_substitution_end(src, body_start)
+            end = command_substitution_end(src, body_start)
             self.pos = end + 1
             return CmdSub(src[body_start:end], quoted)
         if nxt == "{":
@@ -349,28 +354,6 @@ class _Lexer:
         return CmdSub("".join(out), quoted)
 
 
-def _command_substitution_end(src: str, start: int) -> int:
-    """The `)` that ends `$(…)`: the first one past balanced parentheses, unless the body
-    holds a `case` whose `PATTERN)` that `)` is (the body up to it is then unfinished)."""
-    from adbwire.shell_syntax.parser import parse  # noqa: PLC0415 (the parser uses the lexer)
-
-    end = find_closing_paren(src, start)
-    if "case" not in src[start:end]:
-        return end
-    candidate = end
-    while True:
-        try:
-            parse(src[start:candidate])
-        except ShellSyntaxError as exc:
-            if exc.incomplete:
-                try:
-                    candidate = find_closing_paren(src, candidate + 1)
-                except ShellSyntaxError:
-                    return end
-                continue
-        return candidate
-
-
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[" + re.escape(_SPECIAL_PARAMS) + "]")
 
 
@@ -383,8 +366,28 @@ def _braced_param(inner: str, quoted: bool) -> Param:
         return Param(inner[1:], quoted, length=True)
     name = _NAME.match(inner)
     rest = inner[name.end() :] if name is not None else inner
+    if name is not None and rest.startswith("/"):
+        op = next(op for op in ("//", "/#", "/%", "/") if rest.startswith(op))
+        pattern, _, replacement = split_operand(rest[len(op) :], "/")
+        return Param(
+            name.group(),
+            quoted,
+            op,
+            tuple(_Lexer(pattern).param_word_parts(False)),  # a pattern even inside "…"
+            alt=tuple(_Lexer(replacement).param_word_parts(quoted)),
+        )
+    if name is not None and rest.startswith(":") and rest[1:2] not in ("-", "=", "+", "?"):
+        offset, colon, length = split_operand(rest[1:], ":")
+        return Param(
+            name.group(),
+            quoted,
+            "::" if colon else ":",
+            tuple(_Lexer(offset).expression_parts()),
+            alt=tuple(_Lexer(length).expression_parts()),
+        )
     op = next((op for op in PARAM_OPS if rest.startswith(op)), "")
     if name is None or (rest and not op):
         raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
-    word = _Lexer(rest[len(op) :]).param_word_parts(quoted) if op else []
+    is_pattern = op in ("#", "##", "%", "%%")  # its word is a pattern even inside "…"
+    word = _Lexer(rest[len(op) :]).param_word_parts(quoted and not is_pattern) if op else []
     return Param(name.group(), quoted, op, tuple(word))

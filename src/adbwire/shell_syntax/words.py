@@ -35,14 +35,18 @@ class Lit:
 
 @dataclass(frozen=True)
 class Param:
-    """`$name` or `${name…}`: `op` is one of PARAM_OPS (`${name:-word}`, `${name%word}`…)
-    and `word` its operand's own parts; `length` is `${#name}`."""
+    """`$name` or `${name…}`: `op` is one of PARAM_OPS (`${name:-word}`, `${name%word}`…),
+    a pattern substitution (`/`, `//`, `/#`, `/%`) or a substring (`:`, `::`), and `word` its
+    operand's own parts; `length` is `${#name}`."""
 
     name: str
     quoted: bool
     op: str = ""
     word: tuple[Part, ...] = ()
     length: bool = False
+    alt: tuple[Part, ...] = ()
+    """The second operand: the replacement of `${name/pattern/replacement}`, the length
+    of `${name:offset:length}` (op `::`; op `:` has no length)."""
 
 
 @dataclass(frozen=True)

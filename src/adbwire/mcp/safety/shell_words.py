@@ -139,5 +139,6 @@ def _in_parts(parts: tuple[Lit | Param | CmdSub | Arith, ...]) -> Iterator[str]:
             yield part.source
         elif isinstance(part, Arith):
             yield from _in_parts(part.parts)
-        elif isinstance(part, Param):  # `${x:-$(…)}`, `${x#$(…)}`: the operand word
+        elif isinstance(part, Param):  # `${x:-$(…)}`, `${x/$(…)/$(…)}`: the operands
             yield from _in_parts(part.word)
+            yield from _in_parts(part.alt)

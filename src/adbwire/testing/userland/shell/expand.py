@@ -103,7 +103,34 @@ def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
         return str(len(value or ""))
     if part.op in ("#", "##", "%", "%%"):
         return _trim(value or "", part.op, _pattern(host, part.word))
+    if part.op.startswith("/"):
+        return _replace(host, value or "", part)
+    if part.op in (":", "::"):
+        return _substring(host, value or "", part)
     return value or ""
+
+
+def _replace(host: ExpansionHost, value: str, part: Param) -> str:
+    """`${v/p/r}` the first (longest) match of glob p, `//` every one, `/#` a prefix,
+    `/%` a suffix, replaced by r."""
+    pattern = _pattern(host, part.word).pattern
+    if not pattern:
+        return value
+    anchored = {"/#": "^(?:" + pattern + ")", "/%": "(?:" + pattern + ")$"}
+    regex = re.compile(anchored.get(part.op, pattern), re.DOTALL)
+    replacement = expand_single(host, Word(part.alt))
+    return regex.sub(lambda _: replacement, value, count=0 if part.op == "//" else 1)
+
+
+def _substring(host: ExpansionHost, value: str, part: Param) -> str:
+    """`${v:offset}` and `${v:offset:length}`, arithmetic operands; a negative offset
+    counts from the end."""
+    offset = evaluate(expand_single(host, Word(part.word)) or "0", host)
+    start = max(len(value) + offset, 0) if offset < 0 else offset
+    if part.op == ":":
+        return value[start:]
+    length = evaluate(expand_single(host, Word(part.alt)) or "0", host)
+    return value[start:] if length < 0 else value[start : start + length]
 
 
 def matches(host: ExpansionHost, pattern: Word, value: str) -> bool:
