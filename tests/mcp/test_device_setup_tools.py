@@ -22,7 +22,7 @@ from adbwire.mcp.server.server import build_server
 from adbwire.testing import DeviceFiles, DeviceOptions, running_device
 from adbwire.testing.userland.shell.interp import CommandFn, Invocation
 from tests.device.ui_sim import SpyUserland
-from tests.mcp.harness import WAIT, data_of, error_of, make_app
+from tests.mcp.harness import WAIT, data_of, error_of, make_app, rows_of
 
 FONT_SCALE = {"setting": "font_scale", "value": "1.3"}
 NEW_TOOLS = {"gesture", "set_device_setting", "screen_recording", "list_notifications",
@@ -227,12 +227,10 @@ async def test_recording_lands_under_the_local_root(tmp_path: Path) -> None:
 async def test_notifications_and_the_shade() -> None:
     with server() as srv:
         async with srv.session("launcher") as s:
-            listed = await s.ok("list_notifications", {"package": "com.example.notes"})
-            assert [n["title"] for n in listed["notifications"]] == [
-                "Shopping list",
-                "Notes synced",
-            ]
-            assert listed["notifications"][0]["channel"] == "reminders"
+            result = await s.call("list_notifications", {"package": "com.example.notes"})
+            listed = rows_of(result)  # once, after the JSON line
+            assert [n["title"] for n in listed] == ["Shopping list", "Notes synced"]
+            assert listed[0]["channel"] == "reminders" and data_of(result)["count"] == 2
             shade = await s.ok("open_notifications")
             assert shade["shade_focused"] is True and shade["window"] == "NotificationShade"
             tapped = await s.ok("tap_element", {"query": "Shopping list"})

@@ -7,6 +7,7 @@ from pydantic import Field
 
 from adbwire.device import notifications as ops
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.rows import rows_text
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
@@ -31,7 +32,7 @@ class Entry(Result):
 
 
 class Listed(Result):
-    notifications: list[Entry]
+    count: int = Field(description="rows after the JSON (text block): a columns line, then arrays")
     more: int = 0
     note: str | None = None
 
@@ -51,15 +52,17 @@ class Shade(ActionOutcome):
     full_only=True,
 )
 async def list_notifications(call: ToolCall, args: ListArgs) -> ToolOutput:
-    """Posted notifications, newest first: package, channel, title, text, time, key."""
+    """Posted notifications, newest first: package, channel, title, text, time, key; rows
+    after the JSON (text block)."""
     found = await call.run(ops.list_notifications, call.client, args.package)
     shown = found[:MAX_LISTED]
     note = None
     if any(n.redacted for n in shown):
         note = "this device hides notification texts from dumpsys (title/text null)"
     entries = [Entry(**vars(n)) for n in shown]
-    data = Listed(notifications=entries, more=len(found) - len(shown), note=note)
-    return ToolOutput(f"{len(found)} notifications", data)
+    data = Listed(count=len(entries), more=len(found) - len(shown), note=note)
+    text = rows_text(entries, tuple(Entry.model_fields))
+    return ToolOutput(f"{len(found)} notifications", data, text=text)
 
 
 @tool(
