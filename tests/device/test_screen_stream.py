@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import random
 import struct
+import time
 
 import pytest
 from PIL import Image
@@ -15,10 +16,11 @@ from adbwire.device.parsers import parse_raw_screencap
 from adbwire.device.screen import Budget, capture, take_screenshot
 from adbwire.device.screen.capture import frame_image
 from adbwire.device.screen.encode import fit
+from adbwire.device.screen.path_choice import CapturePaths
 from adbwire.device.screen.png import PngWriter, encode_png
 from adbwire.device.screen.read_frame import collect
 from adbwire.device.screen.scaling import Prepared, Reductions, whole_factor
-from adbwire.device.screen.stream_reduce import StreamReduction
+from adbwire.device.screen.stream_reduce import MAX_STRIPE_ROWS, StreamReduction
 from adbwire.errors import UsageError
 from tests.device.ui_sim import simulated
 
@@ -144,3 +146,26 @@ def test_png_writer_takes_stripes_and_counts_rows() -> None:
     assert writer.finish() == encode_png(image)
     with pytest.raises(UsageError, match="wide"):
         PngWriter(10, 10).add(image)
+
+
+def test_the_path_choice_is_not_charged_for_the_png_made_on_the_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The PNG path encodes after its capture, so the raw path's cost leaves its PNG out."""
+    add = PngWriter.add
+
+    def slow_add(writer: PngWriter, stripe: Image.Image) -> None:
+        time.sleep(0.02)  # an encoder this slow would decide the comparison alone
+        add(writer, stripe)
+
+    monkeypatch.setattr(PngWriter, "add", slow_add)
+    paths = CapturePaths()
+    recorded: list[float] = []
+    monkeypatch.setattr(paths, "record", lambda _path, seconds, *_rest: recorded.append(seconds))
+    with simulated("notes_list") as sim:
+        started = time.monotonic()
+        capture(sim.client, "raw", paths=paths, png_factor=lambda _w, _h: 2)
+        took = time.monotonic() - started
+    stripes = 1200 // (MAX_STRIPE_ROWS // 2)  # at least this many calls to add
+    (seconds,) = recorded
+    assert seconds <= took - 0.02 * stripes

@@ -128,7 +128,8 @@ def capture(
             continue
         frame = _frame(Reductions(image, prepared), path)
         if paths is not None:  # the first reduction is counted: RGBA from a PNG takes longer
-            seconds = time.monotonic() - started
+            encoded = prepared.encode_seconds if prepared is not None else 0.0
+            seconds = time.monotonic() - started - encoded
             paths.record(path, seconds, len(output.data), output.transfer_seconds)
         return frame
     raise AssertionError("unreachable: the last path raises")

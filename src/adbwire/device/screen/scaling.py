@@ -40,6 +40,9 @@ class Prepared:
     size: tuple[int, int] = (0, 0)
     """That reduction's size."""
     png: bytes | None = None
+    encode_seconds: float = 0.0
+    """Spent making ``png``: a capture path's cost leaves it out, as the PNG path encodes
+    only after its capture (``path_choice`` compares captures)."""
 
 
 class Reductions:

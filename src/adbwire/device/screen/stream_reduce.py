@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import mmap
 import struct
+import time
 from collections.abc import Callable
 from typing import cast
 
@@ -62,6 +63,7 @@ class StreamReduction:
         self._thumbnail: Image.Image | None = None
         self._factor: int | None = None
         self._png: PngWriter | None = None
+        self._encode_seconds = 0.0
 
     @property
     def rows_done(self) -> int:
@@ -93,8 +95,11 @@ class StreamReduction:
         assert self._thumbnail is not None
         if self._png is None:
             return Prepared(self._thumbnail)
+        started = time.monotonic()
         png = self._png.finish()
-        return Prepared(self._thumbnail, self._factor, (self._png.width, self._png.height), png)
+        encoding = self._encode_seconds + time.monotonic() - started
+        size = (self._png.width, self._png.height)
+        return Prepared(self._thumbnail, self._factor, size, png, encoding)
 
     def _start(self, buffer: mmap.mmap) -> None:
         self._started = True
@@ -130,12 +135,14 @@ class StreamReduction:
         self._thumbnail.paste(small, (0, top // (2 * self._thumbnail_factor)))
         factor = self._factor
         if factor is not None and self._png is not None:
+            started = time.monotonic()
             if factor == 2:
                 self._png.add(half)
             elif factor % 2 == 0:
                 self._png.add(half.reduce(factor // 2))
             else:
                 self._png.add(stripe.reduce(factor))
+            self._encode_seconds += time.monotonic() - started
         self._done = end
 
 
