@@ -96,26 +96,26 @@ def sign_token(key: RsaPrivateNumbers, token: bytes) -> bytes:
     """The PKCS#1 v1.5 signature of `token` as a SHA-1 digest (what adb's RSA_sign gives),
     through the CRT with blinding, verified before it is returned."""
     message = token_message(token)
-    blind = _random_unit(key.n)
+    blind, unblind = _random_unit(key.n)
     blinded = (message * pow(blind, key.e, key.n)) % key.n
     s_p = pow(blinded % key.p, key.dp, key.p)
     s_q = pow(blinded % key.q, key.dq, key.q)
     combined = s_q + key.q * ((key.qinv * (s_p - s_q)) % key.p)
-    signature = (combined * pow(blind, -1, key.n)) % key.n
+    signature = (combined * unblind) % key.n
     if pow(signature, key.e, key.n) != message:
         raise SignatureFault("the RSA signature does not verify with the key's public part")
     return signature.to_bytes(SIGNATURE_BYTES, "big")
 
 
-def _random_unit(n: int) -> int:
+def _random_unit(n: int) -> tuple[int, int]:
+    """A random r invertible modulo n, and its inverse."""
     while True:
         candidate = int.from_bytes(os.urandom(SIGNATURE_BYTES), "big") % n
         if candidate > 1:
             try:
-                pow(candidate, -1, n)
+                return candidate, pow(candidate, -1, n)
             except ValueError:  # shares a factor with n: astronomically unlikely
                 continue
-            return candidate
 
 
 def _pem_body(data: bytes) -> tuple[str, bytes]:
