@@ -260,6 +260,9 @@ REFUSED = [
     ("echo ${x//a/$(rm -rf /data)}", "recursive deletion of /data"),
     ("echo ${x:$(rm -rf /):1}", "recursive deletion of /"),
     ("echo ${x:0:$(rm -rf /)}", "recursive deletion of /"),
+    ("[[ -n $(rm -rf /) ]]", "recursive deletion of /"),
+    ("[[ x == $(rm -rf /data) && -d / ]] && echo", "recursive deletion of /data"),
+    ("echo x &> /dev/block/sda", "raw write to the device node /dev/block/sda"),
 ]
 
 # (command line, a reason it must give): the guard cannot know; asked every time.
@@ -359,6 +362,7 @@ ORDINARY = [
     "cat <<EOF\nrm -rf /\nEOF",
     "cat <<'EOF' > /sdcard/notes.txt\n$(rm -rf /)\nEOF",
     "echo ${x%.*} ${x##*/} ${#x} ${x:-default} ${x/a/b} ${x:1:2}",
+    "[[ -d /sdcard && $x == *.txt ]] && ls /sdcard &> /dev/null",
     "local x=1; ulimit -n; getopts ab: o; shift; typeset y=2",
     "ls -l /sdcard",
     "ls -R /",

@@ -8,6 +8,7 @@ from adbwire.shell_syntax import (
     Arith,
     Case,
     CmdSub,
+    Conditional,
     FunctionDef,
     Group,
     Lit,
@@ -193,3 +194,17 @@ def test_pattern_substitution_and_substring_keep_both_operands() -> None:
     assert words[4] == Word((Param("x", False, ":", (Lit(" -2", True),)),))
     # a pattern is a pattern inside double quotes too: its `*` stays unquoted
     assert words[5].parts[0] == Param("x", True, "%%", (Lit(" *", False),))
+
+
+def test_double_brackets_keep_operators_apart_from_words() -> None:
+    command = only_command('[[ ! -f "$f" && ( $x == a* || $x < b ) ]] > /dev/null')
+    assert isinstance(command, Conditional)
+    shown = [i if isinstance(i, str) else i.literal() or "…" for i in command.items]
+    assert shown == ["!", "-f", "…", "&&", "(", "…", "==", "a*", "||", "…", "<", "b", ")"]
+    assert command.redirects[0].op == ">"
+    for bad in ("[[ ]]", "[[ a ; ]]", "[[ a"):
+        with pytest.raises(ShellSyntaxError):
+            parse(bad)
+    (item,) = parse("ls &>/dev/null")
+    (redirect,) = item.first.commands[0].redirects
+    assert (redirect.fd, redirect.op) == (1, "&>")

@@ -621,11 +621,75 @@ SUBSTITUTION_CASES = [
     ),
 ]
 
+# [[ … ]] (patterns on the right of ==, &&/||, no splitting), unquoted expansions as
+# patterns, &>, $RANDOM and $SECONDS
+BASH_LIKE_CASES = [
+    (
+        (
+            "[[ abc == a* ]] && echo glob; [[ -n $u || 1 -eq 1 ]] && echo or; "
+            'x="a b"; [[ $x = "a b" ]] && echo nosplit'
+        ),
+        "glob\nor\nnosplit\n",
+        "",
+        0,
+    ),
+    (
+        (
+            '[[ abc == "a*" ]] || echo quoted; [[ b > a ]] && echo gt; [[ ! -d '
+            "/nope && ( 1 -lt 2 ) ]] && echo paren"
+        ),
+        "quoted\ngt\nparen\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "v=/sdcard/x.txt; if [[ $v == */*.txt && -z $none ]]; then echo "
+            "match; fi; [[ $v != *.jpg ]]; echo $?"
+        ),
+        "match\n0\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "p='*.txt'; [[ a.txt == $p ]] && echo var-pattern; [[ a.txt == \"$p\" "
+            "]] || echo quoted-var"
+        ),
+        "var-pattern\nquoted-var\n",
+        "",
+        0,
+    ),
+    (
+        '[[ -z "" ]]; echo $?; [[ x ]]; echo $?; [[ "" ]]; echo $?',
+        "0\n0\n1\n",
+        "",
+        0,
+    ),
+    (
+        (
+            'p="*.txt"; case a.txt in $p) echo case-pattern;; esac; case a.txt in '
+            '"$p") echo no;; *) echo quoted;; esac; x=a.txt; echo ${x%$p}x '
+            '"${x%"$p"}"'
+        ),
+        "case-pattern\nquoted\nax a.txt\n",
+        "",
+        0,
+    ),
+    (
+        "echo x &> /dev/null; echo $((RANDOM >= 0 && RANDOM < 32768)) $SECONDS",
+        "1 0\n",
+        "",
+        0,
+    ),
+]
+ALL_CASES = MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES + BASH_LIKE_CASES
+
 
 @pytest.mark.parametrize(
     ("script", "out", "err", "status"),
-    MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES,
-    ids=[c[0][:50] for c in MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES],
+    ALL_CASES,
+    ids=[c[0][:50] for c in ALL_CASES],
 )
 def test_scripts_behave_as_under_mksh(
     tmp_path: Path, script: str, out: str, err: str, status: int
@@ -745,3 +809,18 @@ def test_exec_with_only_redirections_redirects_the_rest_of_the_script(tmp_path: 
         "into log\nls: /nope: No such file or directory\nstill in log\n"
     )
     assert run(userland, "echo next line").out == "next line\n"  # a new command line
+
+
+def test_redirections_make_no_missing_directory(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    script = (
+        "cd /data/local/tmp; echo x > /nope/dir/f; echo $?; echo x > f; echo y > f/g; "
+        "{ echo out; echo err >&2; } &> both; cat both; ls /nope"
+    )
+    result = run(userland, script)
+    assert result.out == "1\nout\nerr\n"
+    assert result.err == (
+        "/system/bin/sh: can't create /nope/dir/f: No such file or directory\n"
+        "/system/bin/sh: can't create f/g: Not a directory\n"
+        "ls: /nope: No such file or directory\n"
+    )

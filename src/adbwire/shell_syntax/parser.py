@@ -3,7 +3,7 @@
 Supported: simple commands with assignments and redirections (here-documents included),
 `;` `&` newlines, `&&` `||`, `|` pipelines with `!`, `( … )` subshells, `{ …; }` groups,
 `if/elif/else/fi`, `while`/`until … do … done`, `for NAME [in WORDS]; do … done`,
-`case WORD in PATTERN) …;; esac` and function definitions (`NAME() BODY`,
+`case WORD in PATTERN) …;; esac`, `[[ … ]]` and function definitions (`NAME() BODY`,
 `function NAME BODY`).
 """
 
@@ -23,6 +23,7 @@ from adbwire.shell_syntax.tree import (
     AndOr,
     Case,
     Command,
+    Conditional,
     For,
     FunctionDef,
     Group,
@@ -38,6 +39,7 @@ __all__ = [
     "AndOr",
     "Case",
     "Command",
+    "Conditional",
     "For",
     "FunctionDef",
     "Group",
@@ -64,6 +66,7 @@ _RESERVED = {
     "for",
     "case",
     "esac",
+    "[[",
     "function",
     "in",
     "{",
@@ -71,6 +74,7 @@ _RESERVED = {
     "!",
 }
 _CASE_ENDS = (";;", ";&", ";|")
+_TEST_OPS = ("&&", "||", "(", ")", "<", ">")
 _TERMINATORS = {"then", "else", "elif", "fi", "do", "done", "}", "esac"}
 
 
@@ -205,6 +209,8 @@ class _Parser:
             command = self.for_clause()
         elif self.peek_keyword("case"):
             command = self.case_clause()
+        elif self.peek_keyword("[["):
+            command = self.double_bracket()
         elif self.peek_keyword("function") or self.function_name() is not None:
             return self.function_definition()
         else:
@@ -266,6 +272,23 @@ class _Parser:
         if self.peek() is None:
             raise self.fail()
         return FunctionDef(name, self.command())
+
+    def double_bracket(self) -> Conditional:
+        self.i += 1  # "[["
+        items: list[Word | str] = []
+        while not self.peek_keyword("]]"):
+            tok = self.peek()
+            if isinstance(tok, Word):
+                items.append(tok)
+            elif isinstance(tok, Op) and tok.io_number is None and tok.text in _TEST_OPS:
+                items.append(tok.text)
+            else:
+                raise self.fail()
+            self.i += 1
+        self.i += 1
+        if not items:
+            raise ShellSyntaxError("']]' unexpected")
+        return Conditional(items)
 
     def case_clause(self) -> Case:
         self.i += 1  # "case"

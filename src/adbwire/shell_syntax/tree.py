@@ -10,6 +10,7 @@ __all__ = [
     "AndOr",
     "Case",
     "Command",
+    "Conditional",
     "For",
     "FunctionDef",
     "Group",
@@ -25,7 +26,7 @@ __all__ = [
 @dataclass(frozen=True)
 class Redirect:
     fd: int
-    op: str  # ">", ">>", "<", ">&", "<&", ">|", "<>", or "<<" (target: the body)
+    op: str  # ">", ">>", "<", ">&", "<&", ">|", "<>", "&>" (>X 2>&1), "<<" (target: the body)
     target: Word
     heredoc: HereDoc | None = None
 
@@ -85,7 +86,16 @@ class FunctionDef:
     redirects: list[Redirect] = field(default_factory=list)
 
 
-Command = Simple | Group | If | Loop | For | Case | FunctionDef
+@dataclass
+class Conditional:
+    """`[[ … ]]`: operand words (expanded without splitting or globbing) and operators
+    (`&&`, `||`, `(`, `)`, `<`, `>`, kept as plain strings)."""
+
+    items: list[Word | str]
+    redirects: list[Redirect] = field(default_factory=list)
+
+
+Command = Simple | Group | If | Loop | For | Case | FunctionDef | Conditional
 
 
 @dataclass

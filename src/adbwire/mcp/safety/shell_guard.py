@@ -31,6 +31,7 @@ from adbwire.mcp.safety.shell_words import Text, read_word, show, substitutions
 from adbwire.shell_syntax import (
     Case,
     Command,
+    Conditional,
     For,
     FunctionDef,
     Group,
@@ -53,7 +54,7 @@ MAX_REASON = 200
 MAX_PLACES = 16
 """Directories the shell may be in that the guard keeps apart; beyond, it may be anywhere."""
 _START: Cwds = frozenset({"/"})  # `adb shell` starts in /
-_WRITE_OPS = (">", ">>", ">|", "<>")
+_WRITE_OPS = (">", ">>", ">|", "<>", "&>")
 
 Outcome = tuple[Cwds, Cwds]
 """Where the shell may be after a command succeeded, and after it failed."""
@@ -184,6 +185,11 @@ class Guard:
             # `trap f EXIT`) and again where it is called, from the caller's directory.
             self.functions[command.name] = command.body
             self.command(command.body, cwds, depth + 1)
+            return cwds, cwds
+        if isinstance(command, Conditional):  # only its words' substitutions run anything
+            for item in command.items:
+                if isinstance(item, Word):
+                    self.inspect_word(item, cwds, depth)
             return cwds, cwds
         if isinstance(command, Case):
             self.inspect_word(command.word, cwds, depth)

@@ -184,9 +184,9 @@ def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segmen
                 current.append((param, True))
             continue
         value = part.text if isinstance(part, Lit) else _value(host, part)
-        if part.quoted or not split:
+        if part.quoted or not split:  # unquoted, it stays a pattern (`case x in $p)`)
             current = current if current is not None else []
-            current.append((value, True))
+            current.append((value, part.quoted))
             continue
         pieces, leading, trailing = split_ifs(value, host.get_var("IFS"))
         if leading and current:

@@ -15,7 +15,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import posixpath
+import random
 import shlex
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,7 @@ from adbwire.shell_syntax.parser import (
     AndOr,
     Case,
     Command,
+    Conditional,
     For,
     FunctionDef,
     Group,
@@ -40,7 +43,7 @@ from adbwire.testing.userland.process import (
     NullWriter,
     Streams,
 )
-from adbwire.testing.userland.shell import control, jobs, redirects
+from adbwire.testing.userland.shell import control, jobs, redirects, testexpr
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
@@ -79,6 +82,7 @@ class Shell:
         self.pid = process.pid if process is not None else 1
         self.outer_cancelled = cancelled
         self.last_status = 0
+        self.started = time.monotonic()
         self.interactive = False
         self.pty = False
         self.traps: dict[int, str] = {}
@@ -161,6 +165,10 @@ class Shell:
     def get_var(self, name: str) -> str | None:
         if name == "PWD":
             return self.cwd
+        if name == "RANDOM" and name not in self.vars:
+            return str(random.randrange(32768))  # noqa: S311 (mksh's is not secure either)
+        if name == "SECONDS" and name not in self.vars:
+            return str(int(time.monotonic() - self.started))
         if name == "PPID" and name not in self.vars and self.process is not None:
             return str(self.process.ppid)  # mksh sets it at start-up
         return self.vars.get(name)
@@ -325,6 +333,8 @@ class Shell:
             return control.run_for(self, command, streams)
         if isinstance(command, Case):
             return control.run_case(self, command, streams)
+        if isinstance(command, Conditional):
+            return testexpr.double_bracket(self, command.items, streams)
         self.functions[command.name] = command
         return 0
 

@@ -4,6 +4,7 @@ and here-documents (`<<`: the expanded body is the input)."""
 from __future__ import annotations
 
 import contextlib
+import posixpath
 from collections.abc import Iterator, Sequence
 from typing import IO, TYPE_CHECKING
 
@@ -52,6 +53,8 @@ def applied(shell: Shell, redirects: Sequence[Redirect], streams: Streams) -> It
         for redirect in redirects:
             target = expand_single(shell, redirect.target)
             fds[redirect.fd] = _open(shell, redirect, target, fds, stack)
+            if redirect.op == "&>":
+                fds[2] = fds[redirect.fd]
         yield Streams(_as_reader(fds.get(0)), _as_writer(fds.get(1)), _as_writer(fds.get(2)))
 
 
@@ -86,6 +89,9 @@ def _open(
     try:
         if op == "<":
             return FileReader(stack.enter_context(files.open_read(path)))
+        parent = files.stat(posixpath.dirname(path.rstrip("/")) or "/")  # mksh makes none
+        if parent.mode & 0o170000 != 0o040000:
+            raise FsError.of("ENOTDIR", path)
         existing = b""
         if op == ">>":
             with contextlib.suppress(FsError), files.open_read(path) as old:
@@ -95,5 +101,5 @@ def _open(
             handle.write(existing)
         return FileWriter(handle)
     except FsError as exc:
-        verb = "open" if op == "<" else "create"
+        verb = "open" if op == "<" else "create"  # ">", ">>", "&>", ">|", "<>"
         raise RedirectError(f"can't {verb} {target}: {exc.message}") from exc

@@ -1,8 +1,10 @@
-"""`test` and `[`, mksh's built-ins: unary file and string tests, binary comparisons,
+"""`test` and `[`, mksh's built-ins, and `[[ … ]]`: unary file and string tests, binary comparisons,
 `!`, `-a`, `-o` and parentheses, with mksh's precedence (`!` over `-a` over `-o`) and
 its errors (exit 2): `[: missing ]`, `test: X: unexpected operator/operand`,
 `test: -gt: missing second argument`, `test: missing )`.
 
+`[[ … ]]` takes `&&`, `||` for `-a`, `-o`, expands its words without splitting or globbing,
+and matches the right side of `==`/`=`/`!=` as a pattern (its quoted parts literally).
 Numeric operands are arithmetic expressions, as mksh reads them (`[ 2 -eq 1+1 ]`).
 `-r` and `-w` are true for any file that exists (the simulated device checks no
 permission for reading); `-t FD` is true only in a session with a terminal.
@@ -13,16 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from adbwire.shell_syntax.words import Word
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.process import Streams
 from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 from adbwire.testing.userland.shell.builtins import SHELL_PATH
+from adbwire.testing.userland.shell.expand import expand_single, matches
 
 if TYPE_CHECKING:
     from adbwire.testing.device_files import FileStat
     from adbwire.testing.userland.shell.interp import Shell
 
-__all__ = ["test"]
+__all__ = ["double_bracket", "test"]
 
 _FILE_TYPE = 0o170000
 _TYPES = {
@@ -193,3 +197,85 @@ class _Evaluator:
             return stat_path(self.shell, self.shell.file_path(path), follow=follow)
         except FsError:
             return None
+
+
+def double_bracket(shell: Shell, items: list[Word | str], streams: Streams) -> int:
+    try:
+        return 0 if _DoubleBracket(shell, items).run() else 1
+    except _TestError as exc:
+        streams.stderr.write(f"{SHELL_PATH}: [[: {exc}\n".encode())
+    except _BadNumber as exc:
+        streams.stderr.write(f"{SHELL_PATH}: {exc}: bad number: Invalid argument\n".encode())
+    return 2
+
+
+class _DoubleBracket:
+    """`[[ … ]]`: the same tests, with `&&`/`||` and patterns on the right of `==`."""
+
+    def __init__(self, shell: Shell, items: list[Word | str]) -> None:
+        self.tests = _Evaluator(shell, [])
+        self.shell = shell
+        self.items = items
+        self.i = 0
+
+    def run(self) -> bool:
+        value = self.disjunction()
+        if self.i < len(self.items):
+            raise _TestError(f"{self.text(self.i)}: unexpected operator/operand")
+        return value
+
+    def text(self, index: int) -> str | None:
+        """An operator's text, or a word's literal text (operators are unquoted words)."""
+        if index >= len(self.items):
+            return None
+        item = self.items[index]
+        return item if isinstance(item, str) else item.literal()
+
+    def value(self, index: int) -> str:
+        item = self.items[index]
+        return item if isinstance(item, str) else expand_single(self.shell, item)
+
+    def disjunction(self) -> bool:
+        value = self.conjunction()
+        while self.text(self.i) in ("||", "-o"):
+            self.i += 1
+            value = self.conjunction() or value
+        return value
+
+    def conjunction(self) -> bool:
+        value = self.negation()
+        while self.text(self.i) in ("&&", "-a"):
+            self.i += 1
+            value = self.negation() and value
+        return value
+
+    def negation(self) -> bool:
+        if self.text(self.i) == "!":
+            self.i += 1
+            return not self.negation()
+        return self.primary()
+
+    def primary(self) -> bool:
+        word = self.text(self.i)
+        if self.i >= len(self.items):
+            raise _TestError("missing expression")
+        if word == "(":
+            self.i += 1
+            value = self.disjunction()
+            if self.text(self.i) != ")":
+                raise _TestError("missing )")
+            self.i += 1
+            return value
+        operator = self.text(self.i + 1)
+        if operator in _BINARY and self.i + 2 < len(self.items):
+            left = self.value(self.i)
+            right = self.items[self.i + 2]
+            self.i += 3
+            if operator in ("=", "==", "!=") and isinstance(right, Word):
+                return matches(self.shell, right, left) == (operator != "!=")
+            return self.tests.binary(left, operator, self.value(self.i - 1))
+        if word in _UNARY and self.i + 1 < len(self.items):
+            self.i += 2
+            return self.tests.unary(word, self.value(self.i - 1))
+        self.i += 1
+        return self.value(self.i - 1) != ""
