@@ -157,6 +157,23 @@ def test_real_tombstone_without_a_libc_line() -> None:
     assert crash_history(entries, package="Thread-329") == []
 
 
+def test_real_java_crash_on_a_background_thread() -> None:
+    """A real threadtime Java crash (Simple Clock, a minified app) with the DropBox line
+    that follows it: the process comes from the Process: line, frames stop at the crash."""
+    entries = parse_logcat(device_output("logcat/java_crash_threadtime_simple_clock.txt"))
+    (crash,) = crash_history(entries)
+    assert isinstance(crash, Crash)
+    assert (crash.kind, crash.pid, crash.thread) == ("java", 14701, "Thread-2")
+    assert crash.process == "com.simplemobiletools.clock"
+    assert crash.timestamp == "01-22 08:23:45.054"
+    assert crash.root_cause_type == "java.lang.NullPointerException"
+    assert crash.root_cause_message.endswith("method c4.l.e, parameter timer")
+    frames = [line.strip() for line in crash.stack if line.lstrip().startswith("at ")]
+    assert len(frames) == 8 and frames[-1] == "at java.lang.Thread.run(Thread.java:920)"
+    assert not any("DropBox" in line for line in crash.stack)
+    assert last_crash(entries, package="com.simplemobiletools.clock") == crash
+
+
 def test_libc_names_the_process_by_its_last_15_characters() -> None:
     """Android 10+ libc lines name the process as the kernel keeps it (15 characters, the
     start cut off); with no tombstone left, the package filter still finds the crash by
