@@ -1,6 +1,7 @@
 """Google's adb against the simulated shell: the scripts device tests send through `adb
 shell` (functions, here-documents, case, local, ulimit, getopts, the ${name OP word}
-forms, read -r, return/break/continue) give mksh's output and exit status, over the shell
+forms, read -r with IFS, return/break/continue, test/[ with -a/-o, [[ ]], exec
+redirections, case inside $(…)) give mksh's output and exit status, over the shell
 protocol (v2, exit status) and the legacy raw one. Expected texts are mksh R59c's."""
 
 from __future__ import annotations
@@ -66,6 +67,19 @@ shift $((OPTIND - 1)); echo "left: $*"
 path=/sdcard/Download/photo.final.jpg
 echo ${path##*/} ${path%/*} ${path%%.*} ${path#*.} ${unset:-default} ${#path}
 """
+TESTS_AND_SPLITTING = """\
+x=5; [ $x -ge 1 -a \\( $x -le 9 -o $x = 0 \\) ] && echo in-range
+[ ! -d /data/local/tmp/nope ] && [ -d /data/local/tmp ] && echo dirs
+[[ $x == [0-9] && -n $x ]] && echo pattern
+while IFS== read -r key value; do echo "$key -> $value"; done <<EOF
+ro.product.model=Pixel 8
+ro.build.version.sdk=34
+EOF
+csv="a,b,,d"; IFS=,; set -- $csv; IFS=" "; echo "$# fields: $*"
+v=hello.world; echo ${v/o/0} ${v//o/0} ${v:1:3} ${v: -5}
+echo $(case $v in *.world) echo matched;; esac)
+exec 2>/dev/null; ls /data/local/tmp/nope; echo "after $?"
+"""
 LOOPS = """\
 for i in 1 2 3 4; do
   for j in a b c; do
@@ -93,8 +107,20 @@ echo done
             "photo.final.jpg /sdcard/Download /sdcard/Download/photo final.jpg default 32\n",
         ),
         (LOOPS, "1a\n1c\n2a\n2c\ndone\n"),
+        (
+            TESTS_AND_SPLITTING,
+            "in-range\ndirs\npattern\nro.product.model -> Pixel 8\n"
+            "ro.build.version.sdk -> 34\n4 fields: a b  d\nhell0.world hell0.w0rld ell world\n"
+            "matched\nafter 1\n",  # toybox ls exits 1 for a missing file (GNU's: 2)
+        ),
     ],
-    ids=["functions", "here-documents", "case-getopts-expansions", "break-continue"],
+    ids=[
+        "functions",
+        "here-documents",
+        "case-getopts-expansions",
+        "break-continue",
+        "test-ifs-substitution-exec",
+    ],
 )
 def test_device_scripts_print_what_mksh_prints(
     adb: AdbOracle, device: SimulatedDevice, script: str, expected: str
