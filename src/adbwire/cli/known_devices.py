@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from adbwire.errors import UsageError
 from adbwire.wire.transport import parse_tcp_address
+
+if TYPE_CHECKING:  # `load`, which every command runs, needs no pathlib (#20)
+    from pathlib import Path
 
 STATE_DIR_VARIABLE = "ADBWIRE_STATE_DIR"
 FILE_NAME = "connected"
@@ -22,11 +25,19 @@ MAX_BYTES = 64 * 1024
 
 
 def state_directory() -> Path:
+    from pathlib import Path  # noqa: PLC0415 - see the imports
+
+    return Path(_state_directory_name())
+
+
+def _state_directory_name() -> str:
     explicit = os.environ.get(STATE_DIR_VARIABLE)
     if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "adbwire"
+        return explicit
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
+    return os.path.join(base, "adbwire")
 
 
 def state_file() -> Path:
@@ -36,7 +47,7 @@ def state_file() -> Path:
 def load() -> list[str]:
     """The remembered addresses, in the order they were connected (none if no file)."""
     try:
-        with state_file().open("rb") as handle:
+        with open(os.path.join(_state_directory_name(), FILE_NAME), "rb") as handle:
             data = handle.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return []

@@ -29,7 +29,6 @@ import os
 import socket
 import threading
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from adbwire.errors import KeyFileError, RemoteProtocolError, UsageError
@@ -45,6 +44,10 @@ from adbwire.wire.android_pubkey import (
 if TYPE_CHECKING:
     # cryptography loads only when a key is generated or its object is needed (TLS,
     # pairing, the simulator's check): a CLI command signs with rsa_signer (issue #20).
+    # pathlib (with urllib.parse and ipaddress) loads only off the common path too: the
+    # user key is found and read through os.path; `AdbKey.path` is made when asked for.
+    from pathlib import Path
+
     from cryptography.hazmat.primitives.asymmetric import rsa
     from cryptography.hazmat.primitives.asymmetric.utils import Prehashed
 
@@ -85,11 +88,11 @@ class AdbKey:
     equal when their paths are.
     """
 
-    __slots__ = ("_numbers", "_pem", "_private_key", "path")
+    __slots__ = ("_file", "_numbers", "_path", "_pem", "_private_key")
 
     def __init__(
         self,
-        path: Path,
+        path: str | os.PathLike[str],
         private_key: rsa.RSAPrivateKey | None = None,
         *,
         numbers: rsa_signer.RsaPrivateNumbers | None = None,
@@ -97,7 +100,8 @@ class AdbKey:
     ) -> None:
         if private_key is None and (numbers is None or pem is None):
             raise UsageError("an AdbKey needs a cryptography key or the numbers and PEM")
-        self.path = path
+        self._file = os.fspath(path)
+        self._path: Path | None = None
         self._private_key = private_key
         self._numbers = numbers
         self._pem = pem
@@ -110,6 +114,13 @@ class AdbKey:
 
     def __hash__(self) -> int:
         return hash(self.path)
+
+    @property
+    def path(self) -> Path:
+        """The key file."""
+        if self._path is None:
+            self._path = _as_path(self._file)
+        return self._path
 
     @property
     def private_key(self) -> rsa.RSAPrivateKey:
@@ -157,14 +168,28 @@ def _token_hash() -> Prehashed:
     return utils.Prehashed(hashes.SHA1())  # noqa: S303
 
 
+def _as_path(file: str | os.PathLike[str]) -> Path:
+    from pathlib import Path  # noqa: PLC0415 - see the imports
+
+    return Path(file)
+
+
 def android_dir() -> Path:
     """The directory adb keeps its keys in: `~/.android` (`$HOME` first, as adb does)."""
-    return Path.home() / ".android"
+    return _as_path(_android_dir_name())
+
+
+def _android_dir_name() -> str:
+    return os.path.join(os.path.expanduser("~"), ".android")  # what Path.home() is
 
 
 def default_key_path() -> Path:
     """The user's private key, `~/.android/adbkey`; its public key is `adbkey.pub` beside it."""
-    return android_dir() / "adbkey"
+    return _as_path(_default_key_file())
+
+
+def _default_key_file() -> str:
+    return os.path.join(_android_dir_name(), "adbkey")
 
 
 def default_key_comment() -> str:
@@ -190,7 +215,7 @@ def vendor_key_paths() -> list[Path]:
     entries = sorted({e for e in os.environ.get("ADB_VENDOR_KEYS", "").split(os.pathsep) if e})
     paths: list[Path] = []
     for entry in entries:
-        path = Path(entry)
+        path = _as_path(entry)
         if not path.exists():
             log.warning("ADB_VENDOR_KEYS names %s, which does not exist; skipped", path)
             continue
@@ -210,13 +235,13 @@ def _expand_key_path(path: Path) -> list[Path]:
     return [key for key in keys if not key.is_dir()]
 
 
-def _android_sdk_key_paths() -> list[Path]:
-    candidates: list[Path] = []
+def _android_sdk_key_files() -> list[str]:
+    candidates: list[str] = []
     if user_home := os.environ.get("ANDROID_USER_HOME"):
-        candidates.append(Path(user_home) / "adbkey")
+        candidates.append(os.path.join(user_home, "adbkey"))
     if sdk_home := os.environ.get("ANDROID_SDK_HOME"):
-        candidates.append(Path(sdk_home) / ".android" / "adbkey")
-    return [path for path in candidates if path.exists()]
+        candidates.append(os.path.join(sdk_home, ".android", "adbkey"))
+    return [file for file in candidates if os.path.exists(file)]
 
 
 def load_keys(
@@ -228,41 +253,41 @@ def load_keys(
     exist, `$ADB_VENDOR_KEYS`, then `extra_paths` (files or directories like vendor entries,
     but a missing one is an error since the caller asked for it).
     """
-    paths: list[Path] = []
-    user_key = default_key_path()
-    if user_key.exists() or user_key.is_symlink():
+    paths: list[str] = []
+    user_key = _default_key_file()
+    if os.path.exists(user_key) or os.path.islink(user_key):
         paths.append(user_key)
     elif create:
         log.info("no ADB key at %s; generating one", user_key)
         try:
             generate_key(user_key)
         except KeyFileError:
-            if not user_key.exists():  # another process created it first: use theirs
+            if not os.path.exists(user_key):  # another process created it first: use theirs
                 raise
         paths.append(user_key)
-    paths.extend(_android_sdk_key_paths())
-    paths.extend(vendor_key_paths())
+    paths.extend(_android_sdk_key_files())
+    paths.extend(os.fspath(path) for path in vendor_key_paths())
     for extra in extra_paths:
-        path = Path(extra)
-        if not path.exists():
-            raise KeyFileError(path, "does not exist")
-        paths.extend(_expand_key_path(path))
+        extra_path = _as_path(extra)
+        if not extra_path.exists():
+            raise KeyFileError(extra_path, "does not exist")
+        paths.extend(os.fspath(expanded) for expanded in _expand_key_path(extra_path))
 
     keys: list[AdbKey] = []
     seen: set[tuple[int, int]] = set()
-    for path in paths:
-        key = load_key(path)
+    for file in paths:
+        key = load_key(file)
         numbers = key.public_numbers
         if numbers in seen:
             continue
         seen.add(numbers)
         keys.append(key)
-        if path == user_key:
+        if file == user_key:
             _check_public_file(key)
     return keys
 
 
-_PARSED_KEYS: dict[tuple[Path, bytes], AdbKey] = {}
+_PARSED_KEYS: dict[tuple[str, bytes], AdbKey] = {}
 _PARSED_KEYS_LOCK = threading.Lock()
 _MAX_PARSED_KEYS: Final = 64
 
@@ -275,18 +300,18 @@ def load_key(path: str | os.PathLike[str]) -> AdbKey:
     slow. adb's usual forms are read by rsa_signer (no OpenSSL); anything else, and every
     error message, comes from cryptography's loader.
     """
-    path = Path(path)
-    data = _read_key_file(path)
+    file = os.fspath(path)
+    data = _read_key_file(file)
     with _PARSED_KEYS_LOCK:
-        known = _PARSED_KEYS.get((path, data))
+        known = _PARSED_KEYS.get((file, data))
     if known is not None:
         return known
     numbers = rsa_signer.read_pem_private_key(data)
-    key = AdbKey(path, numbers=numbers, pem=data) if numbers else _parse_key(path, data)
+    key = AdbKey(file, numbers=numbers, pem=data) if numbers else _parse_key(_as_path(file), data)
     with _PARSED_KEYS_LOCK:
         if len(_PARSED_KEYS) >= _MAX_PARSED_KEYS:
             _PARSED_KEYS.clear()
-        _PARSED_KEYS[(path, data)] = key
+        _PARSED_KEYS[(file, data)] = key
     return key
 
 
@@ -319,44 +344,47 @@ def _parse_key(path: Path, data: bytes) -> AdbKey:
     return AdbKey(path, private_key)
 
 
-def _read_key_file(path: Path) -> bytes:
-    if path.is_dir():
-        raise KeyFileError(path, "is a directory, expected a PEM private key file")
+def _read_key_file(path: str) -> bytes:
+    """The file's bytes (at most the cap); KeyFileError names it as a Path."""
+    if os.path.isdir(path):
+        raise KeyFileError(_as_path(path), "is a directory, expected a PEM private key file")
     try:
         with open(path, "rb") as file:
             data = file.read(_MAX_KEY_FILE_SIZE + 1)
     except FileNotFoundError:
-        raise KeyFileError(path, "does not exist") from None
+        raise KeyFileError(_as_path(path), "does not exist") from None
     except OSError as error:
-        raise KeyFileError(path, f"cannot be read: {_reason(error)}") from None
+        raise KeyFileError(_as_path(path), f"cannot be read: {_reason(error)}") from None
     if len(data) > _MAX_KEY_FILE_SIZE:
-        raise KeyFileError(path, "is far too large to be a key file")
+        raise KeyFileError(_as_path(path), "is far too large to be a key file")
     if not data.strip():
-        raise KeyFileError(path, "is empty, expected a PEM private key")
+        raise KeyFileError(_as_path(path), "is empty, expected a PEM private key")
     return data
 
 
 def _check_public_file(key: AdbKey) -> None:
     """Warn when `adbkey.pub` disagrees with `adbkey` (adb ignores it, so we do too)."""
-    public_path = key.path.with_name(key.path.name + ".pub")
+    private_file = key._file  # the str of key.path, without pathlib
+    public_file = private_file + ".pub"
     try:
-        text = public_path.read_bytes()
+        with open(public_file, "rb") as file:
+            text = file.read()
     except FileNotFoundError:
         return
     except OSError as error:
-        log.warning("%s: cannot be read (%s); it is not needed", public_path, _reason(error))
+        log.warning("%s: cannot be read (%s); it is not needed", public_file, _reason(error))
         return
     try:
-        modulus, exponent = decode_android_numbers(text, source=public_path)
+        modulus, exponent = decode_android_numbers(text, source=public_file)
     except KeyFileError as error:
-        log.warning("%s; adb ignores this file too, the key in %s is used", error, key.path)
+        log.warning("%s; adb ignores this file too, the key in %s is used", error, private_file)
         return
     if (modulus, exponent) != key.public_numbers:
         log.warning(
             "%s does not match %s; the key in %s is used (regenerate the .pub to fix this)",
-            public_path,
-            key.path,
-            key.path,
+            public_file,
+            private_file,
+            private_file,
         )
 
 
@@ -369,7 +397,7 @@ def generate_key(
     file in the same directory, then moved into place). An existing key is never replaced
     unless `force`. The comment defaults to `user@host` as adb computes it.
     """
-    path = Path(path)
+    path = _as_path(path)
     if path.is_dir():
         raise KeyFileError(path, "is a directory, expected a key file path")
     if not force and (path.exists() or path.is_symlink()):
