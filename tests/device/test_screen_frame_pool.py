@@ -4,8 +4,11 @@ while something still maps them, and the pool stays small."""
 from __future__ import annotations
 
 import hashlib
+import platform
 
-from adbwire.device.screen import capture, take_screenshot
+import pytest
+
+from adbwire.device.screen import Budget, capture, frame_pool, screenshot, take_screenshot
 from adbwire.device.screen.frame_pool import KEEP, POOL, SIZE_CLASS, FramePool, Lease
 from tests.device.ui_sim import simulated
 
@@ -66,3 +69,18 @@ def test_screenshots_read_into_the_pool_and_a_kept_frame_is_never_written_over()
         other = capture(sim.client, lease=Lease())  # must not read into the kept buffer
         assert other.fingerprint != kept.fingerprint
         assert hashlib.sha256(kept.image.tobytes()).digest() == before
+
+
+def test_each_screenshot_gives_the_heaps_free_pages_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    trims: list[bool] = []
+
+    def trim() -> bool:
+        trims.append(True)
+        return True
+
+    monkeypatch.setattr(screenshot, "trim_heaps", trim)
+    with simulated("notes_list") as sim:
+        take_screenshot(sim.client)
+        take_screenshot(sim.client, budget=Budget(format="jpeg"))
+    assert len(trims) == 2
+    assert frame_pool.trim_heaps() is (platform.libc_ver()[0] == "glibc")

@@ -22,7 +22,7 @@ from adbwire.device.parsers import Bounds
 from adbwire.device.parsers.screencap import MAX_SCREEN_PIXELS
 from adbwire.device.screen.capture import Source, capture
 from adbwire.device.screen.encode import Budget, Encoded, fit
-from adbwire.device.screen.frame_pool import Lease
+from adbwire.device.screen.frame_pool import Lease, trim_heaps
 from adbwire.device.screen.history import Mapping, ScreenHistory
 from adbwire.device.screen.scaling import Reductions, whole_factor
 from adbwire.device.screen.stream_reduce import PngFactor
@@ -82,6 +82,7 @@ def take_screenshot(
         )
     finally:
         lease.give_back()  # _take's frame and images are gone: its buffer can be reused
+        trim_heaps()  # and what it allocated in passing goes back, whichever thread ran it
 
 
 def _take(
