@@ -151,3 +151,21 @@ def test_a_window_list_alone_gives_its_top_visible_app_window() -> None:
         "isOnScreen=true", "isOnScreen=false"
     )
     assert parse_window_focus(hidden).current_focus is None
+
+
+def test_android_10_window_list_without_focus_or_ime_lines() -> None:
+    """A real API 29 emulator `dumpsys window windows`: no mCurrentFocus, no IME target; the
+    top visible app window (its mAppToken names the activity) is Settings, above the hidden
+    launcher windows."""
+    focus = parse_window_focus(device_output("dumpsys_window/emulator_api29_settings_windows.txt"))
+    assert (focus.current_focus, focus.source) == (
+        "com.android.settings/com.android.settings.Settings",
+        "visible app window",
+    )
+    assert focus.focused_app == "com.android.settings/.Settings"
+
+
+def test_android_14_window_list_without_current_focus() -> None:
+    focus = parse_window_focus(device_output("dumpsys_window/emulator_api34_settings_windows.txt"))
+    assert (focus.package, focus.source) == ("com.android.settings", "imeInputTarget")
+    assert focus.focused_app == "com.android.settings/.Settings"

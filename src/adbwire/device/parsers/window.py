@@ -33,15 +33,22 @@ _FALLBACK_LINE = re.compile(
     r"^\s*(?P<key>" + "|".join(FALLBACK_KEYS) + r")(?:=| in display# ?\d+ )(?P<value>.*)$"
 )
 # `dumpsys window windows` lists windows top first, each under "Window #N Window{...}:";
-# an app's window names its activity ("mActivityRecord=ActivityRecord{...}"), and
+# an app's window names its activity ("mActivityRecord=ActivityRecord{...}"; Android 10
+# and before: "mAppToken=AppWindowToken{... ActivityRecord{...}}"), and
 # "isVisible=true" (Android 10+) or "isOnScreen=true" says it is shown. The top visible
 # app window is the last resort when no focus line names an app (an IME target that is a
 # "Pop-Up Window", or none at all).
 _WINDOW_BLOCK = re.compile(r"^\s*Window #\d+ (Window\{.*\}):\s*$")
-_ACTIVITY_RECORD_LINE = re.compile(r"^\s*mActivityRecord=(.*)$")
+_ACTIVITY_RECORD_LINE = re.compile(r"^\s*(?:mActivityRecord|mAppToken)=(.*)$")
 _SHOWN_LINE = re.compile(r"^\s*(?:isVisible|isOnScreen)=true\s*$")
 VISIBLE_APP_WINDOW = "visible app window"
-WINDOW_LIST_KEYS = ("Window #", "mActivityRecord=", "isVisible=true", "isOnScreen=true")
+WINDOW_LIST_KEYS = (
+    "Window #",
+    "mActivityRecord=",
+    "mAppToken=",
+    "isVisible=true",
+    "isOnScreen=true",
+)
 """What a grep must keep of a window list for the top visible app window."""
 
 DialogKind = Literal["anr", "crash"]
