@@ -17,8 +17,9 @@ import pytest
 from mcp import Client
 
 from adbwire.mcp import catalogue, docgen
+from adbwire.mcp import tools as tools_package
 from adbwire.mcp.catalogue import StaleCatalogueError, ToolEntry, published
-from adbwire.mcp.registry import all_specs
+from adbwire.mcp.registry import ToolSpec, all_specs
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.server import server as server_module
 from adbwire.mcp.server.server import build_server
@@ -121,3 +122,16 @@ def test_docgen_writes_and_checks_the_catalogue(tmp_path: Path) -> None:
     assert docgen.main(arguments) == 0
     assert docgen.main(["--check", *arguments]) == 0
     assert published(table) == published()
+
+
+async def test_a_family_that_fails_to_import_is_an_internal_error(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(module: str) -> list[ToolSpec]:
+        raise ImportError(f"no module named {module}_dependency")
+
+    monkeypatch.setattr(tools_package, "family_tools", broken)
+    error = await _call(None, "get_property", {"name": "ro.product.model"})
+    assert error["code"] == "internal_error"
+    assert "properties_dependency" not in error["message"]  # no internals to the client
+    assert "properties_dependency" in caplog.text  # the server log has them

@@ -19,7 +19,7 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetad
 from mcp_types import CallToolResult, InputRequiredResult
 from pydantic import model_validator
 
-from adbwire.mcp.catalogue import StaleCatalogueError, ToolEntry
+from adbwire.mcp.catalogue import ToolEntry
 from adbwire.mcp.registry import ToolSpec
 from adbwire.mcp.results import envelope
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
@@ -55,7 +55,7 @@ def build_tool(app: App, entry: ToolEntry, spec: ToolSpec | None = None) -> Tool
         if not resolved:
             try:
                 resolved.append(entry.load_spec())
-            except StaleCatalogueError:
+            except Exception:  # a stale catalogue, a family that fails to import: bugs
                 log.exception("tool %s cannot run", entry.name)
                 return envelope.failure(
                     ToolFailure(
