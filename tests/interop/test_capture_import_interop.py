@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import getpass
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -31,6 +32,7 @@ from tests.interop.adb_oracle import ADB, AdbOracle
 
 TCPDUMP = shutil.which("tcpdump")
 CAPTURE_NAME = "adb-shell-exec"
+BUFFER_KIB = 64 * 1024
 
 pytestmark = [
     pytest.mark.interop,
@@ -53,6 +55,7 @@ class Tcpdump:
 
     def __init__(self, output: Path, port: int) -> None:
         argv = [*capture_command(), "-i", "lo", "--immediate-mode", "-U", "-Z", getpass.getuser()]
+        argv += ["-B", str(BUFFER_KIB)]  # a loaded machine must not make the kernel drop segments
         argv += ["-w", str(output), f"tcp port {port}"]
         self.process = subprocess.Popen(argv, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
         self.listening = threading.Event()
@@ -84,6 +87,14 @@ class Tcpdump:
                         return True
             time.sleep(0.1)
         return False
+
+    def dropped_by_kernel(self) -> int:
+        """Segments the kernel could not hand to tcpdump (its summary line, after stop)."""
+        for line in self.log:
+            found = re.match(r"(\d+) packets? dropped by kernel", line)
+            if found:
+                return int(found.group(1))
+        return 0
 
     def stop(self) -> None:
         if self.process.poll() is None:
