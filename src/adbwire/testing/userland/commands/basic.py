@@ -1,4 +1,5 @@
-"""Shell-level utilities: echo, printf, test, true/false, sleep, sh, id, whoami, env, date…"""
+"""Shell-level utilities: echo, test, true/false, sleep, sh, id, whoami, env, date… (printf
+is in printf.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 import time
 
 from adbwire.testing.device_files import FsError
+from adbwire.testing.userland.commands.printf import format_printf, printf
 from adbwire.testing.userland.shell.interp import CommandFn, ExitShell, Invocation, Shell
 from adbwire.testing.userland.special_files import stat_path
 
@@ -62,58 +64,6 @@ def echo(inv: Invocation) -> int:
         text, stop = _unescape(text)
         newline = newline and not stop
     inv.out(text + "\n" if newline else text)
-    return 0
-
-
-_PRINTF_SPEC = re.compile(r"%([-+ 0#]*\d*(?:\.\d+)?)([sdiouxXcb%])")
-
-
-def _format_once(fmt: str, args: list[str]) -> tuple[str, int]:
-    """Apply the format once; returns the text and how many arguments it used."""
-    consumed = 0
-
-    def render(match: re.Match[str]) -> str:
-        nonlocal consumed
-        flags, conv = match.groups()
-        if conv == "%":
-            return "%"
-        value = args[consumed] if consumed < len(args) else ""
-        consumed += 1
-        if conv in "diouxX":
-            number = int(value, 0) if value.lstrip("-").isdigit() else 0
-            return ("%" + flags + ("d" if conv == "i" else conv)) % number
-        if conv == "b":
-            return _unescape(value)[0]
-        if conv == "c":
-            return ("%" + flags + "s") % value[:1]
-        return ("%" + flags + "s") % value
-
-    pieces: list[str] = []
-    position = 0
-    for match in _PRINTF_SPEC.finditer(fmt):
-        pieces.append(_unescape(fmt[position : match.start()])[0])
-        pieces.append(render(match))
-        position = match.end()
-    pieces.append(_unescape(fmt[position:])[0])
-    return "".join(pieces), consumed
-
-
-def format_printf(fmt: str, args: list[str]) -> str:
-    """printf(1): the format is reused until every argument is consumed."""
-    out: list[str] = []
-    while True:
-        text, used = _format_once(fmt, args)
-        out.append(text)
-        args = args[used:]
-        if not args or used == 0:
-            break
-    return "".join(out)
-
-
-def printf(inv: Invocation) -> int:
-    if not inv.args:
-        return inv.fail("Need 1 argument")
-    inv.out(format_printf(inv.args[0], inv.args[1:]))
     return 0
 
 
@@ -286,6 +236,8 @@ def true(inv: Invocation) -> int:
 def false(inv: Invocation) -> int:
     return 1
 
+
+__all__ = ["COMMANDS", "format_printf"]
 
 COMMANDS: dict[str, CommandFn] = {
     "echo": echo,
