@@ -9,7 +9,6 @@ devices, or -x) the device's pty keeps its default size and the session exits 0.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -86,6 +85,8 @@ def _pump_keys(process: ShellProcess, stdin_fd: int) -> None:
 
 
 def _send_window_size(process: ShellProcess) -> None:
+    import shutil  # noqa: PLC0415 - only an interactive session needs it (#20)
+
     size = shutil.get_terminal_size()
     process.resize(size.lines, size.columns)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from typing import NoReturn
@@ -28,5 +29,32 @@ class SuggestingParser(argparse.ArgumentParser):
                 )
         super().error(message)
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        """argparse's, with the width it would compute: argparse asks shutil, whose import
+        (zlib, bz2, lzma, fnmatch) every command paid, since each add_argument makes a
+        formatter to check its metavar (#20)."""
+        kind = self.formatter_class
+        if isinstance(kind, type) and issubclass(kind, argparse.HelpFormatter):
+            return kind(prog=self.prog, width=terminal_columns() - 2)
+        return super()._get_formatter()
+
     def _has_commands(self) -> bool:
         return any(isinstance(action, argparse._SubParsersAction) for action in self._actions)
+
+
+def terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`: $COLUMNS when positive, else the terminal's
+    width, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    stdout = sys.__stdout__
+    if stdout is None:
+        return 80
+    try:
+        return os.get_terminal_size(stdout.fileno()).columns or 80
+    except (AttributeError, ValueError, OSError):
+        return 80
