@@ -263,6 +263,9 @@ REFUSED = [
     ("[[ -n $(rm -rf /) ]]", "recursive deletion of /"),
     ("[[ x == $(rm -rf /data) && -d / ]] && echo", "recursive deletion of /data"),
     ("echo x &> /dev/block/sda", "raw write to the device node /dev/block/sda"),
+    ('sh <<< "rm -rf /"', "recursive deletion of /"),
+    ('cat <<< "rm -rf /data" | sh', "recursive deletion of /data"),
+    ("cat <<< $(rm -rf /sdcard)", "recursive deletion of /sdcard"),
 ]
 
 # (command line, a reason it must give): the guard cannot know; asked every time.
@@ -363,6 +366,7 @@ ORDINARY = [
     "cat <<'EOF' > /sdcard/notes.txt\n$(rm -rf /)\nEOF",
     "echo ${x%.*} ${x##*/} ${#x} ${x:-default} ${x/a/b} ${x:1:2}",
     "[[ -d /sdcard && $x == *.txt ]] && ls /sdcard &> /dev/null",
+    'read a b <<< "rm -rf /"',
     "local x=1; ulimit -n; getopts ab: o; shift; typeset y=2",
     "ls -l /sdcard",
     "ls -R /",

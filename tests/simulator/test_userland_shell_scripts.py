@@ -683,7 +683,38 @@ BASH_LIKE_CASES = [
         0,
     ),
 ]
-ALL_CASES = MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES + BASH_LIKE_CASES
+# here-strings, sh's options and $0, cd -
+MORE_CASES = [
+    (
+        (
+            'x=world; cat <<< "hello $x"; read a b <<< "1 2"; echo $b; cat '
+            '<<<unquoted; sh <<< "echo from sh"; cat 0<<<fd'
+        ),
+        "hello world\n2\nunquoted\nfrom sh\nfd\n",
+        "",
+        0,
+    ),
+    (
+        "sh -c 'echo $0-$1' zero one; sh -ec 'false; echo no'; echo $?; sh -e -c 'echo yes'",
+        "zero-one\n1\nyes\n",
+        "",
+        0,
+    ),
+    (
+        "echo 'echo in $1' | sh -s arg",
+        "in arg\n",
+        "",
+        0,
+    ),
+    (
+        "cd /; cd /; cd -; echo $OLDPWD",
+        "/\n/\n",
+        "",
+        0,
+    ),
+]
+
+ALL_CASES = MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES + BASH_LIKE_CASES + MORE_CASES
 
 
 @pytest.mark.parametrize(
@@ -824,3 +855,16 @@ def test_redirections_make_no_missing_directory(tmp_path: Path) -> None:
         "/system/bin/sh: can't create f/g: Not a directory\n"
         "ls: /nope: No such file or directory\n"
     )
+
+
+def test_cd_dash_goes_back_and_a_script_names_itself(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    result = run(userland, "cd /sdcard; cd /data/local/tmp; cd -; pwd; echo $OLDPWD")
+    assert result.out == "/sdcard\n/sdcard\n/data/local/tmp\n"
+    script = "echo 'echo $0 $1 $#' > /data/local/tmp/s.sh; sh -x /data/local/tmp/s.sh a"
+    ran = run(userland, script)
+    assert (ran.out, ran.err) == (
+        "/data/local/tmp/s.sh a 1\n",
+        "+ echo /data/local/tmp/s.sh a 1\n",
+    )
+    assert run(userland, "sh -q -c true").err == "sh: -q: unknown option\n"

@@ -48,7 +48,7 @@ __all__ = [
     "tokenize",
 ]
 
-REDIRECT_OPS = ("&>", ">>", ">&", "<&", ">|", "<>", ">", "<")
+REDIRECT_OPS = ("<<<", "&>", ">>", ">&", "<&", ">|", "<>", ">", "<")
 """`&>FILE` is mksh's `>FILE 2>&1`."""
 PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%")
 CONTROL_OPS = ("&&", "||", ";;", ";&", ";|", ";", "&", "|", "(", ")")
@@ -137,6 +137,10 @@ class _Lexer:
         self.pending = []
 
     def _operator(self, io_number: int | None = None) -> bool:
+        if self.src.startswith("<<<", self.pos):  # a here-string: the word, then a newline
+            self.tokens.append(Op("<<<", io_number))
+            self.pos += 3
+            return True
         if self.src.startswith("<<", self.pos):
             self._heredoc(io_number)
             return True

@@ -26,7 +26,8 @@ __all__ = [
 @dataclass(frozen=True)
 class Redirect:
     fd: int
-    op: str  # ">", ">>", "<", ">&", "<&", ">|", "<>", "&>" (>X 2>&1), "<<" (target: the body)
+    op: str  # ">", ">>", "<", ">&", "<&", ">|", "<>", "&>" (>X 2>&1), "<<" (target: the
+    # body), "<<<" (a here-string: the word and a newline are the input)
     target: Word
     heredoc: HereDoc | None = None
 

@@ -55,6 +55,8 @@ MAX_PLACES = 16
 """Directories the shell may be in that the guard keeps apart; beyond, it may be anywhere."""
 _START: Cwds = frozenset({"/"})  # `adb shell` starts in /
 _WRITE_OPS = (">", ">>", ">|", "<>", "&>")
+_FEEDS = ("<<", "<<<")
+"""A here-document or a here-string: text the command reads, known to the guard."""
 
 Outcome = tuple[Cwds, Cwds]
 """Where the shell may be after a command succeeded, and after it failed."""
@@ -173,7 +175,7 @@ class Guard:
         if isinstance(command, Simple):
             for word in [*command.words, *(value for _, value in command.assigns)]:
                 self.inspect_word(word, cwds, depth)
-            fed = [r.target for r in command.redirects if r.op == "<<" and r.fd == 0]
+            fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
             self.stdin_script = fed[-1] if fed else self._piped
             self._piped = None
             try:
@@ -324,7 +326,7 @@ def _cat_of_here_document(command: Command) -> Word | None:
         Text(tuple((ch, True) for ch in "cat"))
     ]:
         return None
-    fed = [r.target for r in command.redirects if r.op == "<<" and r.fd == 0]
+    fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
     return fed[-1] if fed else None
 
 

@@ -144,9 +144,14 @@ def sleep(inv: Invocation) -> int:
     return 0
 
 
+_SH_OPTIONS = {"e": "errexit", "x": "xtrace", "u": "nounset"}
+
+
 def sh(inv: Invocation) -> int:
+    """`sh [-eux] [-o OPTION] [-c COMMAND [NAME [ARG…]] | SCRIPT [ARG…] | -s [ARG…]]`: a
+    child shell; without a command or a script it reads commands from stdin."""
     device = inv.device
-    args = inv.args
+    args = list(inv.args)
     parent = inv.shell
     child = Shell(
         device,
@@ -156,18 +161,37 @@ def sh(inv: Invocation) -> int:
         cancelled=parent.outer_cancelled,
     )
     child.pty = parent.pty
+    command_mode = from_stdin = False
+    while args and args[0][:1] in ("-", "+") and len(args[0]) > 1 and args[0] != "--":
+        flags = args.pop(0)
+        for letter in flags[1:]:
+            if letter == "c":
+                command_mode = True
+            elif letter == "s":
+                from_stdin = True
+            elif letter == "o" and args:
+                child.options.add(args.pop(0))
+            elif letter in _SH_OPTIONS:
+                child.options.add(_SH_OPTIONS[letter])
+            elif letter not in "il":
+                return inv.fail(f"{flags}: unknown option", 2)
+    if args[:1] == ["--"]:
+        args.pop(0)
     try:
-        if args and args[0] == "-c":
-            if len(args) < 2:
+        if command_mode:
+            if not args:
                 inv.err(f"{inv.argv[0]}: -c: option requires an argument\n")
                 return 1
-            child.set_positional(args[3:])
-            return child.run_source(args[1], inv.streams)
-        if args:
+            child.arg0 = args[1] if len(args) > 1 else inv.argv[0]
+            child.set_positional(args[2:])
+            return child.run_source(args[0], inv.streams)
+        if args and not from_stdin:
             with device.files.open_read(inv.path(args[0])) as handle:
                 source = handle.read().decode("utf-8", "replace")
+            child.arg0 = args[0]
             child.set_positional(args[1:])
             return child.run_source(source, inv.streams)
+        child.set_positional(args)
         return child.run_source(inv.read_stdin().decode("utf-8", "replace"), inv.streams)
     except ExitShell as exc:
         return exc.code

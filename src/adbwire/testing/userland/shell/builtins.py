@@ -28,7 +28,12 @@ class ExitShell(Exception):
 
 
 def _cd(shell: Shell, argv: list[str], streams: Streams) -> int:
-    target = shell.resolve(argv[1] if len(argv) > 1 else shell.vars.get("HOME", "/"))
+    """`cd [DIR]`; `cd -` goes back to $OLDPWD and prints it."""
+    operands = [arg for arg in argv[1:] if arg not in ("-L", "-P")]
+    back = operands[:1] == ["-"]
+    if back:
+        operands = [shell.vars.get("OLDPWD", shell.cwd)]
+    target = shell.resolve(operands[0] if operands else shell.vars.get("HOME", "/"))
     try:
         stat = shell.host.files.stat(target)
     except FsError as exc:
@@ -37,7 +42,10 @@ def _cd(shell: Shell, argv: list[str], streams: Streams) -> int:
     if stat.mode & 0o170000 != 0o040000:
         streams.stderr.write(f"{SHELL_PATH}: cd: {target}: Not a directory\n".encode())
         return 2
+    shell.vars["OLDPWD"] = shell.cwd
     shell.cwd = target
+    if back:
+        streams.stdout.write(target.encode() + b"\n")
     return 0
 
 

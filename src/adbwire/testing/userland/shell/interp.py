@@ -82,6 +82,8 @@ class Shell:
         self.pid = process.pid if process is not None else 1
         self.outer_cancelled = cancelled
         self.last_status = 0
+        self.arg0 = SHELL_PATH
+        """`$0`: the shell, the script it reads, or the NAME of `sh -c CMD NAME`."""
         self.started = time.monotonic()
         self.interactive = False
         self.pty = False
@@ -187,7 +189,7 @@ class Shell:
             ifs = self.vars.get("IFS")
             return (" " if ifs is None else ifs[:1]).join(self._positional)
         if name == "0":
-            return SHELL_PATH
+            return self.arg0
         if name.isdigit():
             index = int(name) - 1
             return self._positional[index] if index < len(self._positional) else ""
@@ -224,6 +226,7 @@ class Shell:
         child.last_job = self.last_job
         child.functions = dict(self.functions)
         child.exec_streams = self.exec_streams
+        child.arg0 = self.arg0
         child.limits = dict(self.limits)
         child.loop_depth = self.loop_depth
         return child

@@ -76,6 +76,8 @@ def _open(
     op = redirect.op
     if op == "<<":
         return BytesReader(target.encode())
+    if op == "<<<":
+        return BytesReader(target.encode() + b"\n")
     if op in (">&", "<&"):
         if target == "-":
             return NullWriter()
