@@ -1,7 +1,8 @@
 """The result envelope: how success and failure look to an agent.
 
 Success is the tool's output model as structured content, plus a text block with a one-line
-summary and the same data as JSON (for clients that only read text). Failure is
+summary and the same data as JSON on the next line (for clients that only read text), then
+any large payload, sent only there (``text_lines`` keeps lines one and two single lines). Failure is
 ``isError: true`` with ``structuredContent = {"error": {code, message, retryable,
 next_action, details}}``. Codes and next actions are small, stable vocabularies, documented
 in docs/tools.md, so an agent can switch on them instead of parsing prose.
@@ -9,7 +10,6 @@ in docs/tools.md, so an agent can switch on them instead of parsing prose.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
@@ -17,6 +17,8 @@ from typing import Any
 
 from mcp_types import CallToolResult, ContentBlock, TextContent
 from pydantic import BaseModel
+
+from adbwire.mcp.results.text_lines import json_line, one_line
 
 
 class NextAction(str, Enum):
@@ -229,7 +231,7 @@ def success(
 ) -> CallToolResult:
     """``payload`` (a UI tree) goes once, raw, after the JSON line of the text block."""
     structured = dump(data)
-    text = summary + "\n" + json.dumps(structured, ensure_ascii=False, separators=(",", ":"))
+    text = one_line(summary) + "\n" + json_line(structured)
     if payload is not None:
         text += "\n" + payload
     content: list[ContentBlock] = [TextContent(type="text", text=text), *extra]

@@ -8,10 +8,11 @@ easy for a model to read.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from pydantic import BaseModel
+
+from adbwire.mcp.results.text_lines import json_line
 
 HEADER = "columns: "
 
@@ -23,7 +24,5 @@ def rows_text(rows: Sequence[BaseModel], columns: Sequence[str]) -> str | None:
     lines = [HEADER + " ".join(columns)]
     for row in rows:
         values = row.model_dump(mode="json")
-        lines.append(
-            json.dumps([values.get(c) for c in columns], ensure_ascii=False, separators=(",", ":"))
-        )
+        lines.append(json_line([values.get(c) for c in columns]))
     return "\n".join(lines)

@@ -16,6 +16,7 @@ from pydantic import Field
 from adbwire.device import logs as ops
 from adbwire.device.parsers import Anr, Crash
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
@@ -84,13 +85,9 @@ def stacks_text(listed: list[ListedCrash]) -> str | None:
     lines: list[str] = []
     for number, crash in enumerate(listed, 1):
         if crash.stack:
-            lines.append(f"[{number}] {crash.item.kind} {crash.item.process or '?'}")
-            lines.extend("  " + _one_line(frame) for frame in crash.stack)
+            lines.append(one_line(f"[{number}] {crash.item.kind} {crash.item.process or '?'}"))
+            lines.extend("  " + one_line(frame) for frame in crash.stack)
     return "\n".join(lines) or None
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\r", " ").replace("\n", " ")
 
 
 @tool(
@@ -140,7 +137,7 @@ def crash_report(crash: Crash | None) -> tuple[CrashReport, tuple[str, ...]]:
     """The newest crash's fields, and its stack (sent once, as text)."""
     if crash is None:
         return CrashReport(found=False), ()
-    stack = tuple(_one_line(line.strip()) for line in crash.stack[:30])
+    stack = tuple(one_line(line.strip()) for line in crash.stack[:30])
     cause = f"{crash.root_cause_type}: {crash.root_cause_message}".strip(": ")
     return CrashReport(
         found=True,

@@ -13,6 +13,7 @@ from adbwire.device import instrumentation as ops
 from adbwire.device.heavy_jobs import heavy_job
 from adbwire.device.parsers.instrumentation import CaseResult, CaseStarted
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
@@ -136,7 +137,7 @@ def _traces_text(failures: list[Failure], traces: list[list[str]]) -> str | None
     lines: list[str] = []
     for number, (failure, trace) in enumerate(zip(failures, traces, strict=True), 1):
         if trace:
-            lines.append(f"[{number}] {failure.test}")
+            lines.append(one_line(f"[{number}] {failure.test}"))
             lines.extend("  " + line for line in trace)
     return "\n".join(lines) or None
 

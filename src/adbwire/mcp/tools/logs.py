@@ -10,6 +10,7 @@ from adbwire.device import logs as ops
 from adbwire.device import validate
 from adbwire.device.parsers import LogEntry
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
@@ -52,8 +53,9 @@ class Cleared(Result):
 
 def log_text(entry: LogEntry) -> str:
     """One entry as one line of the text block (a message never spans lines)."""
-    line = f"{entry.timestamp or '-'} {entry.pid} {entry.level} {entry.tag}: {entry.message}"
-    return line.replace("\r", " ").replace("\n", " ")
+    return one_line(
+        f"{entry.timestamp or '-'} {entry.pid} {entry.level} {entry.tag}: {entry.message}"
+    )
 
 
 @tool(

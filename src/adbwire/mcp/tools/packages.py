@@ -6,6 +6,7 @@ from pydantic import Field
 
 from adbwire.device import packages as ops
 from adbwire.mcp.registry import ToolOutput, tool
+from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Permission, Result, on
@@ -86,7 +87,7 @@ async def list_packages(call: ToolCall, args: ListPackagesArgs) -> ToolOutput:
         count=len(page.items), next_cursor=page.next_cursor, remaining=page.remaining
     )
     summary = f"{len(page.items) + page.remaining} package(s){on(call.serial)}"
-    return ToolOutput(summary, data, text="\n".join(page.items) or None)
+    return ToolOutput(summary, data, text="\n".join(map(one_line, page.items)) or None)
 
 
 @tool(
