@@ -115,8 +115,12 @@ def first_tools_list(argv: list[str], environment: dict[str, str]) -> tuple[floa
         process.stdout.close()
 
 
-def _first_tools_list(argv: list[str], environment: dict[str, str]) -> float:
-    return first_tools_list(argv, environment)[0]
+def _first_tools_list(argv: list[str], environment: dict[str, str]) -> tuple[float, float]:
+    """Wall-clock seconds to the tools/list reply and the server's CPU seconds (to its exit
+    at the end of input, which first_tools_list waits for)."""
+    cpu_before = _child_cpu()
+    wall = first_tools_list(argv, environment)[0]
+    return wall, _child_cpu() - cpu_before
 
 
 def _summary(samples: dict[str, list[float]]) -> dict[str, Any]:
@@ -133,6 +137,7 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
     cli: dict[str, list[float]] = {"python3 -S -c pass": [], "--version": [], "shell true": []}
     cli_cpu: dict[str, list[float]] = {name: [] for name in cli}
     mcp: dict[str, list[float]] = {"minimal server": [], "adbwire serve --no-usb": []}
+    mcp_cpu: dict[str, list[float]] = {name: [] for name in mcp}
     minimal = [sys.executable, str(REPO_ROOT / "benchmarks" / "minimal_mcp_server.py")]
     serve = [*adbwire, "serve", "--no-usb", "--no-audit"]
     shell = [*adbwire, "-s", serial, "shell", "true"]
@@ -143,8 +148,10 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
             wall, cpu = _timed_run(argv, environment)
             cli[name].append(wall)
             cli_cpu[name].append(cpu)
-        mcp["minimal server"].append(_first_tools_list(minimal, environment))
-        mcp["adbwire serve --no-usb"].append(_first_tools_list(serve, environment))
+        for name, argv in (("minimal server", minimal), ("adbwire serve --no-usb", serve)):
+            wall, cpu = _first_tools_list(argv, environment)
+            mcp[name].append(wall)
+            mcp_cpu[name].append(cpu)
     result: dict[str, Any] = {"runs": runs, "cli": _summary(cli), "mcp": _summary(mcp)}
     base = result["cli"]["python3 -S -c pass"]["median_s"]
     result["cli_ratio"] = {
@@ -159,5 +166,10 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
     result["mcp_ratio"] = (
         result["mcp"]["adbwire serve --no-usb"]["median_s"]
         / result["mcp"]["minimal server"]["median_s"]
+    )
+    result["mcp_cpu"] = _summary(mcp_cpu)
+    result["mcp_cpu_ratio"] = (
+        result["mcp_cpu"]["adbwire serve --no-usb"]["median_s"]
+        / result["mcp_cpu"]["minimal server"]["median_s"]
     )
     return result

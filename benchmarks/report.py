@@ -257,6 +257,8 @@ def _cold_start(cold: dict[str, Any]) -> list[str]:
             rows.append([group, name, f"{entry['median_s'] * 1000:.0f}", runs])
     ratios = ", ".join(f"{name} {value:.1f}x" for name, value in cold["cli_ratio"].items())
     mcp = f"MCP / minimal server: {cold['mcp_ratio']:.2f}x"
+    if "mcp_cpu_ratio" in cold:
+        mcp += f" (CPU time: {cold['mcp_cpu_ratio']:.2f}x)"
     cpu = ", ".join(f"{name} {value:.1f}x" for name, value in cold.get("cli_cpu_ratio", {}).items())
     footer = [f"CLI / bare interpreter: {ratios} (CPU time: {cpu}); {mcp}", ""]
     return lines + _table(["", "what", "median ms", "runs s"], rows) + footer
