@@ -175,3 +175,17 @@ def test_a_script_pushed_and_sourced_defines_functions_for_the_caller(
     script = "cd /data/local/tmp && . ./lib.sh && greet adb && echo $LIB && type greet"
     out = adb.ok("-s", device.serial, "shell", script).decode()
     assert out == "hi adb from tmp\nloaded\ngreet is a function\n"
+
+
+def test_a_script_fed_on_stdin_runs_its_multi_line_constructs(
+    adb: AdbOracle, device: SimulatedDevice
+) -> None:
+    """`adb shell < script.sh`: the shell reads line by line and waits for the end of a
+    function, a here-document or a case before it runs it."""
+    script = (
+        b'f() {\n  echo "in f $1"\n}\nf one\ncat <<EOF\nheredoc $((1+1))\nEOF\n'
+        b"case x in\n  x) echo case-x;;\nesac\nulimit -n\necho end\n"
+    )
+    done = adb.run("-s", device.serial, "shell", input=script)
+    assert done.stdout.decode() == "in f one\nheredoc 2\ncase-x\n32768\nend\n"
+    assert done.returncode == 0
