@@ -1,9 +1,12 @@
-"""The connection runtime: one reader thread, per-stream queues, one write lock.
+"""The connection runtime: streams opened and closed, packets sent and applied.
 
-Threads: the reader thread is the only one that reads the transport; it decodes packets,
-feeds them to the sans-IO `HostProtocol` and hands events to streams under the state lock
-(it never blocks on a consumer). Any thread may write; packet bytes go out under the write
-lock. When the link fails, every open stream and every waiter gets the error at once.
+The handshake is in handshake.py; who reads the link, in reading.py.
+
+Threads: one thread at a time reads the transport (a waiting caller or the reader thread,
+wire/reading.py); it decodes packets, feeds them to the sans-IO `HostProtocol` and hands
+events to streams under the state lock (it never blocks on a consumer). Any thread may
+write; packet bytes go out under the write lock. When the link fails, every open stream and
+every waiter gets the error at once.
 """
 
 from __future__ import annotations
@@ -16,22 +19,17 @@ from typing import Protocol
 
 from adbwire.errors import (
     AdbwireError,
-    AuthPendingError,
     ConnectionClosedError,
     DisconnectedError,
-    RemoteProtocolError,
     StreamRefusedError,
-    TlsRejectedError,
     TransportError,
     UsageError,
 )
 from adbwire.wire import packets as P
 from adbwire.wire.banner import HOST_FEATURES, Banner, host_banner
-from adbwire.wire.keys import AdbKey
+from adbwire.wire.handshake import handshake
 from adbwire.wire.operation import current_operation
 from adbwire.wire.protocol import (
-    AuthChallenge,
-    Connected,
     ConnectionState,
     Event,
     HostProtocol,
@@ -42,11 +40,11 @@ from adbwire.wire.protocol import (
     StreamOpened,
     StreamRefused,
     StreamWritable,
-    TlsRequested,
 )
+from adbwire.wire.reading import PacketReader
 from adbwire.wire.stream import Buffer, Stream
 from adbwire.wire.timeouts import Deadline, Timeouts
-from adbwire.wire.transport import BatchWriter, TlsCapable, Transport
+from adbwire.wire.transport import BatchWriter, Transport
 from adbwire.wire.wakeup import Wakeup
 
 log = logging.getLogger(__name__)
@@ -82,8 +80,8 @@ class Connection:
         self._streams: dict[int, Stream] = {}
         self._pending_events: list[Event] = []
         self._failure: AdbwireError | None = None
-        self._reader = threading.Thread(
-            target=self._read_loop, name=f"adbwire-reader-{transport.address}", daemon=True
+        self._reading = PacketReader(
+            transport, self.state_lock, self._on_packet, self._fail, self._payload_limit
         )
         self.state_listener: StateListener | None = None
         self._features: frozenset[str] = frozenset()
@@ -118,96 +116,11 @@ class Connection:
         connection = cls(transport, protocol, timeouts)
         connection.state_listener = on_state
         try:
-            connection._handshake(keys)
+            handshake(connection, keys)
         except BaseException:
             connection.close()
             raise
         return connection
-
-    def _handshake(self, keys: Sequence[Signer]) -> None:
-        self._reader.start()
-        self._send(self._protocol.connect_packet())
-        remaining_keys = list(keys)
-        deadline = Deadline(self.timeouts.connect, f"connecting to {self.transport.address}")
-        tls_established = False
-        while True:
-            try:
-                event = self._next_handshake_event(deadline)
-            except DisconnectedError as lost:
-                if tls_established:
-                    raise self._refused_after_tls(lost) from lost
-                raise
-            if isinstance(event, Connected):
-                self._notify_state(ConnectionState.ONLINE)
-                log.debug("connected to %s: %s", self.transport.address, event.banner)
-                return
-            if isinstance(event, TlsRequested):
-                self._start_tls(keys, deadline)
-                tls_established = True
-                continue
-            assert isinstance(event, AuthChallenge)
-            if remaining_keys:
-                key = remaining_keys.pop(0)
-                with self.state_lock:
-                    packet = self._protocol.sign(key.sign(event.token))
-                self._notify_state(ConnectionState.AUTHENTICATING)
-            elif keys:
-                with self.state_lock:
-                    packet = self._protocol.offer_public_key(keys[0].public_key_bytes())
-                self._notify_state(ConnectionState.UNAUTHORIZED)
-                deadline = Deadline(self.timeouts.auth, "waiting for the debugging prompt")
-            else:
-                raise UsageError(
-                    f"{self.transport.address} requires authentication and no key was given"
-                )
-            self._send(packet)
-
-    def _start_tls(self, keys: Sequence[Signer], deadline: Deadline) -> None:
-        """Answer STLS and run the TLS handshake while the reader thread waits (wire/tls/)."""
-        if not isinstance(self.transport, TlsCapable):
-            raise RemoteProtocolError(
-                f"{self.transport.address} asks for TLS (wireless debugging), which a "
-                f"{self.transport.kind} link does not carry"
-            )
-        tls_keys = [key for key in keys if isinstance(key, AdbKey)]
-        if not tls_keys:
-            raise UsageError(
-                f"{self.transport.address} requires TLS (wireless debugging): it needs an adb "
-                "key file, and none was given"
-            )
-        self._notify_state(ConnectionState.AUTHENTICATING)
-        with self.state_lock:
-            packet = self._protocol.start_tls_packet()
-        self._send(packet)
-        self.transport.start_tls(tls_keys, deadline)
-        log.debug("%s: TLS established", self.transport.address)
-        self._tls_done.set()
-
-    def _refused_after_tls(self, lost: DisconnectedError) -> TlsRejectedError:
-        # TLS 1.3 ends our side of the handshake before the device has judged our certificate:
-        # a device that refuses the key may close the link with its alert lost to a reset.
-        return TlsRejectedError(
-            f"{self.transport.address} closed the connection right after the TLS handshake, "
-            f"before it said hello ({lost}): it most likely does not know this computer's adb "
-            "key. Pair first: adbwire pair HOST:PAIRING_PORT (the address and code under "
-            "'Pair device with pairing code' in Wireless debugging), then connect again"
-        )
-
-    def _next_handshake_event(self, deadline: Deadline) -> Event:
-        with self._changed:
-            while not self._pending_events:
-                if self._failure is not None:
-                    raise self._failure
-                if deadline.expired():
-                    if self._protocol.state is ConnectionState.UNAUTHORIZED:
-                        raise AuthPendingError(
-                            f"{self.transport.address} is waiting for you: accept the "
-                            "'Allow USB debugging?' prompt on the device (tick 'Always allow "
-                            "from this computer'), then connect again"
-                        )
-                    raise deadline.error()
-                self._changed.wait(deadline.remaining())
-            return self._pending_events.pop(0)
 
     def _notify_state(self, state: ConnectionState) -> None:
         if self.state_listener is not None:
@@ -294,8 +207,9 @@ class Connection:
     def close(self) -> None:
         """Close every stream and the link (idempotent)."""
         self._fail(ConnectionClosedError(f"{self.transport.address}: the connection was closed"))
-        if self._reader.is_alive() and self._reader is not threading.current_thread():
-            self._reader.join(timeout=5)
+        reader = self._reading.thread
+        if reader.is_alive() and reader is not threading.current_thread():
+            reader.join(timeout=5)
 
     def __enter__(self) -> Connection:
         return self
@@ -340,6 +254,14 @@ class Connection:
             self._fail(DisconnectedError(f"{self.transport.address}: send interrupted ({exc!r})"))
             raise
 
+    def _wait(self, wakeup: Wakeup, timeout: float | None) -> None:
+        """A stream's wait for news (which may end without any): see wire/reading.py."""
+        self._reading.wait(wakeup, timeout)
+
+    def _interrupt(self, *wakeups: Wakeup) -> None:
+        """A stream was closed: a read its caller does for the connection stops."""
+        self._reading.interrupt(*wakeups)
+
     def _can_write(self, local_id: int) -> bool:
         return local_id in self._protocol.streams and self._protocol.can_write(local_id)
 
@@ -367,43 +289,42 @@ class Connection:
         with contextlib.suppress(TransportError):
             self._send(packet)
 
-    # ----------------------------------------------------------- the reader thread
+    # ----------------------------------------------------------- packets in
 
-    def _read_loop(self) -> None:
-        limit = P.MAX_PAYLOAD  # until CNXN settles the device's own limit
-        try:
-            while True:
-                header = P.decode_header(
-                    self.transport.read_exactly(P.HEADER_SIZE), max_payload=limit
-                )
-                payload = self.transport.read_exactly(header.length) if header.length else b""
-                if header.command == P.A_OPEN:
-                    self._on_device_open(header, payload)
-                    continue
-                replies: list[P.Packet] = []
-                wake: list[Wakeup] = []
-                with self.state_lock:
-                    self._protocol.check_payload(header, payload)
-                    for event in self._protocol.receive(header, payload):
-                        if isinstance(event, Reply):
-                            replies.append(event.packet)
-                        else:
-                            self._dispatch(event, wake)
-                    tls_requested = header.command == P.A_STLS
-                    if self._protocol.state is ConnectionState.ONLINE:
-                        limit = self._protocol.max_payload
-                for wakeup in wake:
-                    wakeup.set()
-                for packet in replies:
-                    self._send_quietly(packet)
-                if tls_requested:
-                    # What follows on the link is TLS: read nothing until it is set up.
-                    self._tls_done.wait()
-        except AdbwireError as exc:
-            self._fail(exc)
-        except Exception as exc:  # a bug: fail loudly but keep waiters from hanging
-            log.exception("adbwire reader thread crashed")
-            self._fail(DisconnectedError(f"internal error in the connection reader: {exc!r}"))
+    def _payload_limit(self) -> int:
+        if self._protocol.state is ConnectionState.ONLINE:
+            return self._protocol.max_payload
+        return int(P.MAX_PAYLOAD)  # until CNXN settles the device's own limit
+
+    def _on_packet(
+        self, header: P.Header, payload: bytes | bytearray, waiter: Wakeup | None
+    ) -> bool:
+        """Apply one packet (from whichever thread reads); True when it brought news for
+        `waiter`, which is then left unset (its caller is the one reading)."""
+        if header.command == P.A_OPEN:
+            self._on_device_open(header, payload)
+            return False
+        replies: list[P.Packet] = []
+        wake: list[Wakeup] = []
+        with self.state_lock:
+            self._protocol.check_payload(header, payload)
+            for event in self._protocol.receive(header, payload):
+                if isinstance(event, Reply):
+                    replies.append(event.packet)
+                else:
+                    self._dispatch(event, wake)
+        news = False
+        for wakeup in wake:
+            if wakeup is waiter:
+                news = True
+            else:
+                wakeup.set()
+        for packet in replies:
+            self._send_quietly(packet)
+        if header.command == P.A_STLS:
+            # What follows on the link is TLS: read nothing until it is set up.
+            self._tls_done.wait()
+        return news
 
     def _on_device_open(self, header: P.Header, payload: bytes | bytearray) -> None:
         """The device opened a stream (reverse forwarding): the offer handler takes it or
@@ -444,7 +365,7 @@ class Connection:
         elif isinstance(event, StreamClosed):
             stream = self._streams.pop(event.local_id, None)
             if stream is not None:
-                stream._on_remote_close()
+                wake.extend(stream._on_remote_close())
         elif isinstance(event, StreamRefused):
             stream = self._streams.pop(event.local_id, None)
             if stream is not None:
@@ -469,6 +390,7 @@ class Connection:
             for stream in streams:
                 stream._on_failure(stream_error)
             self._changed.notify_all()
+        self._reading.stop()
         self.transport.close()
         self._tls_done.set()  # a reader paused after STLS now finds the link closed
         self._notify_state(ConnectionState.CLOSED)

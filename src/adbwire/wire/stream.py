@@ -85,9 +85,9 @@ class Stream:
     def _on_writable(self) -> Wakeup:
         return self._writable
 
-    def _on_remote_close(self) -> None:
+    def _on_remote_close(self) -> tuple[Wakeup, Wakeup]:
         self._remote_closed = True
-        self._wake_all()
+        return self._readable, self._writable
 
     def _on_failure(self, error: AdbwireError) -> None:
         self._error = error
@@ -111,7 +111,7 @@ class Stream:
                     break
                 if deadline.expired():
                     raise deadline.error()
-            self._readable.wait(deadline.remaining())
+            self.connection._wait(self._readable, deadline.remaining())
         self._raise_if_failed()
         if self._closed:
             raise OperationCancelledError(f"opening {self.service!r} was cancelled")
@@ -167,7 +167,7 @@ class Stream:
                 self._raise_if_failed()
                 if deadline is not None and deadline.expired():
                     raise deadline.error()
-            self._readable.wait(_timeout(deadline))
+            self.connection._wait(self._readable, _timeout(deadline))
 
     def read_exactly(self, size: int, deadline: Deadline | None = None) -> bytes:
         """Exactly `size` bytes; a stream that ends first is a protocol error."""
@@ -234,7 +234,7 @@ class Stream:
                         if deadline is not None and deadline.expired():
                             raise deadline.error()
                 if not packets:
-                    self._writable.wait(_timeout(deadline))
+                    self.connection._wait(self._writable, _timeout(deadline))
                     continue
                 self.connection._send_many(packets)
         finally:
@@ -250,6 +250,7 @@ class Stream:
             self._closed = True
             self._chunks.clear()
         self._wake_all()
+        self.connection._interrupt(self._readable, self._writable)
         self.connection._close_stream(self)
 
     @property

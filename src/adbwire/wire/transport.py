@@ -1,80 +1,53 @@
-"""Byte transports: the seam where TCP, USB, recording and replay plug in.
+"""The TCP transport: adb_shell's, with blocking reads into preallocated buffers and
+vectored writes so that a 1 MiB payload is never copied to be sent, TLS for wireless
+debugging, and reads any thread can make within a time limit (`CallerReadable`).
 
-A transport moves whole ADB packets out (header, then payload, so USB can add its
-zero-length packet) and exact byte counts in. The TCP transport is adb_shell's, with
-blocking reads into preallocated buffers and vectored writes so that a 1 MiB payload is
-never copied to be sent.
+What every transport (TCP, USB, recording, replay) must do is in transport_protocols.py.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import math
+import select
 import socket
+import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, cast
 
 from adb_shell.transport.tcp_transport import TcpTransport as _AdbShellTcpTransport
 
 from adbwire.errors import ConnectFailedError, DisconnectedError, UsageError
 from adbwire.wire.timeouts import LONGEST_WAIT, Deadline
+from adbwire.wire.transport_protocols import (
+    BatchWriter,
+    CallerReadable,
+    PacketBytes,
+    TlsCapable,
+    Transport,
+)
 
 if TYPE_CHECKING:
     from adbwire.wire.keys import AdbKey
     from adbwire.wire.tls.channel import TlsChannel
 
+__all__ = [  # what a transport must do is in transport_protocols.py, imported from here too
+    "DEFAULT_TCP_PORT",
+    "MIN_STALL_TIMEOUT",
+    "READ_AHEAD",
+    "BatchWriter",
+    "CallerReadable",
+    "PacketBytes",
+    "TcpTransport",
+    "TlsCapable",
+    "Transport",
+    "describe_socket_error",
+    "parse_tcp_address",
+    "stall_timeout",
+]
+
 DEFAULT_TCP_PORT = 5555
-
-
-class Transport(Protocol):
-    """What the connection runtime needs from a byte link to one device."""
-
-    @property
-    def kind(self) -> str:
-        """'tcp', 'usb', 'replay', ... (shown to users and written into recordings)."""
-        ...
-
-    @property
-    def address(self) -> str:
-        """The serial adb would show for this link, e.g. '192.168.1.20:5555'."""
-        ...
-
-    def connect(self, timeout: float) -> None: ...
-
-    def read_exactly(self, size: int) -> bytes | bytearray:
-        """Block until `size` bytes arrived; raise DisconnectedError on end of stream."""
-        ...
-
-    def write_packet(self, header: bytes, payload: bytes | bytearray | memoryview) -> None:
-        """Send one packet; blocks until the bytes are handed to the OS (or raises)."""
-        ...
-
-    def close(self) -> None:
-        """Close the link; a blocked `read_exactly` in another thread then raises."""
-        ...
-
-
-PacketBytes = tuple[bytes, "bytes | bytearray | memoryview"]
-
-
-@runtime_checkable
-class BatchWriter(Protocol):
-    """A transport that sends several packets in one system call (TCP, plain or TLS)."""
-
-    def write_packets(self, packets: Sequence[PacketBytes]) -> None:
-        """Send (header, payload) pairs in order, as `write_packet` would one by one."""
-        ...
-
-
-@runtime_checkable
-class TlsCapable(Protocol):
-    """A transport that can continue over TLS (the STLS step of wireless debugging)."""
-
-    def start_tls(self, keys: Sequence[AdbKey], deadline: Deadline) -> None:
-        """Run the TLS 1.3 client handshake on the link, then carry packets inside it.
-
-        Called while nothing else reads or writes the link."""
-        ...
 
 
 def parse_tcp_address(text: str) -> tuple[str, int]:
@@ -129,6 +102,11 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         self._inbox_view = memoryview(self._inbox)
         self._inbox_start = 0
         self._inbox_end = 0
+        self._partial: tuple[bytearray, int] | None = None
+        """A `read_within` that ran out of time: its buffer and the bytes already in it."""
+        self._poller: select.poll | None = None
+        self._interrupt_in: socket.socket | None = None
+        self._interrupt_out: socket.socket | None = None
         self._tls: TlsChannel | None = None
 
     @property
@@ -159,36 +137,86 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         sock.settimeout(self._io_timeout)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock = sock
+        if hasattr(select, "poll"):  # not on Windows: the reader thread reads there
+            self._interrupt_in, self._interrupt_out = socket.socketpair()
+            self._interrupt_in.setblocking(False)
+            self._interrupt_out.setblocking(False)
+            self._poller = select.poll()
+            self._poller.register(sock.fileno(), select.POLLIN)
+            self._poller.register(self._interrupt_in.fileno(), select.POLLIN)
 
     def _socket(self) -> socket.socket:
         if self._sock is None:
             raise DisconnectedError(f"{self.address}: not connected")
         return self._sock
 
+    @property
+    def caller_readable(self) -> bool:
+        return self._poller is not None and self._tls is None
+
+    @property
+    def read_ahead(self) -> int:
+        return self._inbox_end - self._inbox_start
+
     def read_exactly(self, size: int) -> bytes | bytearray:
+        data = self.read_within(size, None)
+        assert data is not None  # without a time limit a read ends only with the bytes
+        return data
+
+    def read_within(self, size: int, timeout: float | None) -> bytes | bytearray | None:
         # Reads go through a read-ahead buffer: the packets of one reply (OKAY, WRTE, CLSE)
         # usually arrive together and are then taken with one system call, not two per packet.
         # A payload larger than the buffer is received straight into its own bytearray.
-        start, end = self._inbox_start, self._inbox_end
-        if end - start >= size:
-            self._inbox_start = start + size
-            return bytes(self._inbox_view[start : start + size])
-        result = bytearray(size)
-        filled = end - start
-        result[:filled] = self._inbox_view[start:end]
-        self._inbox_start = self._inbox_end = 0
-        if size - filled >= READ_AHEAD:
-            view = memoryview(result)
-            while filled < size:
-                filled += self._receive_into(view[filled:])
-            return result
+        if self._partial is None:
+            start, end = self._inbox_start, self._inbox_end
+            if end - start >= size:
+                self._inbox_start = start + size
+                return bytes(self._inbox_view[start : start + size])
+            result = bytearray(size)
+            filled = end - start
+            result[:filled] = self._inbox_view[start:end]
+            self._inbox_start = self._inbox_end = 0
+        else:
+            result, filled = self._partial  # the read-ahead buffer is empty meanwhile
+            if len(result) != size:
+                raise UsageError(f"a read of {len(result)} bytes is unfinished; asked for {size}")
+            self._partial = None
+        until = None if timeout is None else time.monotonic() + timeout
+        view = memoryview(result)
         while filled < size:
+            if until is not None and not self._readable_before(until):
+                self._partial = (result, filled)
+                return None
+            if size - filled >= READ_AHEAD:
+                filled += self._receive_into(view[filled:])
+                continue
             got = self._receive_into(self._inbox_view)
             taken = min(got, size - filled)
             result[filled : filled + taken] = self._inbox_view[:taken]
             filled += taken
             self._inbox_start, self._inbox_end = taken, got
         return result
+
+    def _readable_before(self, until: float) -> bool:
+        """Wait until the socket has bytes (True), `until` passes or an interrupt came."""
+        poller, interrupt = self._poller, self._interrupt_in
+        if poller is None or interrupt is None or self._sock is None:
+            raise DisconnectedError(f"{self.address}: not connected")
+        wait_ms = -1 if until == math.inf else max(0, math.ceil((until - time.monotonic()) * 1000))
+        ready = poller.poll(wait_ms)
+        if not ready:
+            return False
+        if any(fd == interrupt.fileno() for fd, _ in ready):
+            with contextlib.suppress(OSError):
+                interrupt.recv(64)
+            return False
+        return True  # readable, hung up or in error: the receive says which
+
+    def interrupt_read(self) -> None:
+        out = self._interrupt_out
+        if out is not None:
+            with contextlib.suppress(OSError):  # full: an interrupt is pending already
+                out.send(b"\0")
 
     def _receive_into(self, view: memoryview) -> int:
         if self._tls is not None:
@@ -282,6 +310,9 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()
+        for end in (self._interrupt_in, self._interrupt_out):
+            if end is not None:
+                end.close()
         self._connection = cast(socket.socket, None)  # adb_shell's attribute
 
 

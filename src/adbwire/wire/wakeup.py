@@ -1,9 +1,10 @@
 """A wake-up call for one waiting thread, cheaper than `threading.Condition`.
 
-A round trip on a warm connection is mostly hand-offs from the reader thread to the caller.
-`Condition.wait` allocates a lock per wait and, once woken, must take the shared lock back
-from the thread that woke it; measured on a shell `echo`, that was about 40 µs of a round
-trip against about 12 µs for handing over a bare lock. Callers keep their state under their
+A thread that waits for a packet someone else reads (the reader thread, or another caller
+reading for the connection: wire/reading.py) is woken with one of these. `Condition.wait`
+allocates a lock per wait and, once woken, must take the shared lock back from the thread
+that woke it; measured on a shell `echo`, that was about 40 µs of a round trip against
+about 12 µs for handing over a bare lock. Callers keep their state under their
 own lock, check it, and only then wait: a `set` that came in between is not lost, because
 the wake-up stays set until a wait consumes it (a wait may therefore return without news,
 and callers re-check their state in a loop).
