@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import base64
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import hashes, serialization
@@ -12,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa, utils
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from adbwire.wire import keys as adb_keys
 from adbwire.wire import rsa_signer
 from adbwire.wire.rsa_signer import RsaPrivateNumbers, read_pem_private_key, sign_token
 
@@ -184,3 +188,26 @@ def test_a_negative_integer_is_refused(keys: list[rsa.RSAPrivateKey]) -> None:
     assert numbers.n.bit_length() == 2048  # so its first byte has the sign bit set
     fields = negative_n + b"".join(_integer(v) for v in numbers[1:])
     assert read_pem_private_key(_wrap(_der(0x30, _integer(0) + fields))) is None
+
+
+def test_a_command_signs_without_openssl_a_farm_loads_it_once(tmp_path: Path) -> None:
+    path = tmp_path / "adbkey"
+    path.write_bytes(pem(_ONE_KEY))
+    program = (
+        "import sys\n"
+        "from adbwire.wire.keys import load_key\n"
+        f"key = load_key({str(path)!r})\n"
+        "key.sign(bytes(20))\n"
+        "print('cryptography' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert done.stdout.split() == ["False"]
+
+    key = adb_keys.load_key(path)
+    tokens = [os.urandom(20) for _ in range(adb_keys.PURE_PYTHON_SIGNATURES + 3)]
+    signatures = [key.sign(token) for token in tokens]
+    assert signatures == [openssl_signature(_ONE_KEY, token) for token in tokens]
+    assert key._private_key is not None  # loaded once the pure-Python budget was spent
+    assert key._pure_signatures == adb_keys.PURE_PYTHON_SIGNATURES
