@@ -170,6 +170,9 @@ def test_here_documents_read_the_lines_after_the_command_line() -> None:
     assert (three.fd, three.target) == (3, Word((Lit("three\n", True),)))
     assert literal.heredoc is not None and literal.heredoc.text == "literal $y\n"
     assert isinstance(last, Simple) and last.words[0] == lit("echo")
+    # a delimiter of digits before `<` or `>` is still the delimiter, not a file descriptor
+    (doc,) = only_simple("cat <<2>out\nbody\n2").redirects[:1]
+    assert doc.heredoc is not None and doc.heredoc.delimiter == "2"
 
 
 def test_parameter_operators_keep_their_operand_word() -> None:

@@ -102,7 +102,7 @@ class _Lexer:
         if self.pos >= len(self.src) or self.src[self.pos] in _METACHARS:
             raise ShellSyntaxError("<< without a delimiter", incomplete=self.pos >= len(self.src))
         start = len(self.tokens)
-        self._word()
+        self._word(io_number=False)  # `<<2>x`: the delimiter is 2
         word = self.tokens.pop(start)
         assert isinstance(word, Word)
         delimiter = "".join(p.text for p in word.parts if isinstance(p, Lit))
@@ -151,7 +151,7 @@ class _Lexer:
                 return True
         return False
 
-    def _word(self) -> None:
+    def _word(self, *, io_number: bool = True) -> None:
         parts: list[Part] = []
         buf: list[str] = []
         src = self.src
@@ -195,7 +195,7 @@ class _Lexer:
                 self.pos += 1
         flush()
         text = src[start : self.pos]
-        if text.isdigit() and self.pos < len(src) and src[self.pos] in "<>":
+        if io_number and text.isdigit() and self.pos < len(src) and src[self.pos] in "<>":
             self._operator(io_number=int(text))
             return
         self.tokens.append(Word(tuple(parts)))
