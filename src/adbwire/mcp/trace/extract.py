@@ -2,7 +2,9 @@
 
 The result is copied with bounds (strings, lists, depth), typed secrets are scrubbed from
 everything the device sent back, and the viewer's facts are picked out: the point or element
-acted on, the logcat slice, whether the app crashed.
+acted on, the logcat slice, whether the app crashed. What a result sends once as text
+(after the JSON line of its text block, or in a block of its own) is kept too, bounded: log
+lines as the step's log, the rest as its text (`payload_parts`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,11 @@ MAX_DEPTH = 8
 MAX_LOG_LINES = 100
 MAX_LOG_LINE = 500
 MAX_TREE = 32_000
+MAX_TEXT = 16_000
+LOG_PAYLOAD_TOOLS = frozenset({"read_logcat"})
+"""Tools whose payload after the JSON line is log lines."""
+LOG_BLOCK = "log:\n"
+"""How a text block of log lines begins (debug_context's)."""
 REDACTED = "<redacted>"
 MIN_SECRET = 3
 """Shorter typed values are not searched for (a "1" would blank every digit)."""
@@ -136,6 +143,55 @@ def log_slice(data: Mapping[str, Any], error: Mapping[str, Any] | None = None) -
                     lines.append(f"\u2026 {more} more lines")
                 return lines
     return None
+
+
+def payload_parts(
+    tool: str, blocks: list[str], *, tree_kept: bool = False
+) -> tuple[list[str] | None, str | None]:
+    """The log lines and the other text a success sent once as text, from its text blocks:
+    what follows the summary and JSON lines of the first (the UI tree when `tree_kept`:
+    the step has it already), and each later block (``stderr:``, ``log:``)."""
+    log: list[str] | None = None
+    texts: list[str] = []
+    parts = blocks[0].split("\n", 2) if blocks else []
+    first = parts[2] if len(parts) == 3 else ""
+    if first and tool in LOG_PAYLOAD_TOOLS:
+        log = newest_lines(first)
+    elif first and not tree_kept:
+        texts.append(first)
+    for block in blocks[1:]:
+        if block.startswith(LOG_BLOCK) and log is None:
+            log = newest_lines(block[len(LOG_BLOCK) :])
+        else:
+            texts.append(block)
+    return log, (bounded_join(texts) if texts else None)
+
+
+def newest_lines(text: str) -> list[str]:
+    """The last `MAX_LOG_LINES` lines of a log (the newest), each cut, after a line saying
+    how many earlier ones were left out."""
+    lines = text.rsplit("\n", MAX_LOG_LINES)
+    earlier = 0
+    if len(lines) > MAX_LOG_LINES:
+        earlier = text.count("\n") - (MAX_LOG_LINES - 1)
+        lines = lines[1:]
+    kept = [line[:MAX_LOG_LINE] for line in lines]
+    return [f"\u2026 {earlier} earlier lines", *kept] if earlier else kept
+
+
+def bounded_join(texts: list[str]) -> str:
+    """`texts` a line apart, cut at `MAX_TEXT` characters (saying how many more there were),
+    without joining more than that."""
+    total = sum(map(len, texts)) + len(texts) - 1
+    kept: list[str] = []
+    room = MAX_TEXT
+    for text in texts:
+        if room <= 0:
+            break
+        kept.append(text[:room])
+        room -= len(text) + 1
+    joined = "\n".join(kept)[:MAX_TEXT]
+    return joined if total <= MAX_TEXT else f"{joined}\u2026(cut: {total - len(joined)} more)"
 
 
 def crashed(error: Mapping[str, Any] | None, data: Mapping[str, Any]) -> bool:

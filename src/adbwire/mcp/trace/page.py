@@ -255,6 +255,7 @@ SCRIPT = """
     }
     if (step.result) main.appendChild(section("result", pretty(step.result), "result"));
     if (step.log) main.appendChild(section("log", step.log.join("\\n"), "log"));
+    if (step.text) main.appendChild(section("sent as text", step.text, "text"));
     if (step.tree) {
       const tree = el("details", "tree");
       tree.appendChild(el("summary", "", "UI tree"));

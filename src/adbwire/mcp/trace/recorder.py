@@ -198,8 +198,8 @@ class TracedCall:
     async def _describe(self, result: CallToolResult) -> None:
         record = self._record
         structured = dict(result.structured_content or {})
-        text = next((b.text for b in result.content if isinstance(b, TextContent)), "")
-        record["summary"] = text.split("\n", 1)[0][: extract.MAX_STRING]
+        blocks = [b.text for b in result.content if isinstance(b, TextContent)]
+        record["summary"] = (blocks[0] if blocks else "").split("\n", 1)[0][: extract.MAX_STRING]
         error = structured.get("error") if result.is_error else None
         data = {} if result.is_error else structured
         if isinstance(error, dict):
@@ -217,7 +217,15 @@ class TracedCall:
         tree = _history(self._call).tree(serial) if serial else None
         if tree is not None and tree is not self._tree_before:  # this call read it
             record["tree"] = compact_tree(tree)[: extract.MAX_TREE]
-        for key in ("summary", "error", "result", "target", "log", "tree"):
+        if not result.is_error:  # what the result sent once as text (issue #18)
+            sent_log, text = extract.payload_parts(
+                self._call.spec.name, blocks, tree_kept="tree" in record
+            )
+            if sent_log and "log" not in record:
+                record["log"] = sent_log
+            if text:
+                record["text"] = text
+        for key in ("summary", "error", "result", "target", "log", "tree", "text"):
             if key in record:
                 record[key] = extract.scrub(record[key], self._secrets)
         image = next((b for b in result.content if isinstance(b, ImageContent)), None)
