@@ -683,8 +683,18 @@ BASH_LIKE_CASES = [
         0,
     ),
 ]
-# here-strings, sh's options and $0, cd -
+# here-strings, sh's options and $0, cd -, print
 MORE_CASES = [
+    (
+        (
+            'print "a\\tb\\x41\\0101\\c no"; print; print -n x; print -r "a\\nb"; '
+            "print -- -n; print -u2 err 2>&1; print -R -n y; echo; print "
+            '"\\q\\\\"'
+        ),
+        "a\tbAA no\nxa\\nb\n-n\nerr\ny\n\\q\\\n",
+        "",
+        0,
+    ),
     (
         (
             'x=world; cat <<< "hello $x"; read a b <<< "1 2"; echo $b; cat '

@@ -1,8 +1,9 @@
 """Built-ins scripts lean on: local/typeset/readonly, return, break, continue, getopts,
-let, `.`/source, ulimit and test/[, in mksh's formats and exit codes."""
+let, `.`/source, ulimit, print and test/[, in mksh's formats and exit codes."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -183,6 +184,45 @@ def _source(shell: Shell, argv: list[str], streams: Streams) -> int:
             shell.set_positional(saved)
 
 
+_PRINT_ESCAPES = {"a": "\a", "b": "\b", "e": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+                  "t": "\t", "v": "\v", "\\": "\\"}  # fmt: skip
+_PRINT_ESCAPE = re.compile(r"\\(0[0-7]{0,3}|x[0-9a-fA-F]{1,2}|.)", re.DOTALL)
+
+
+def _print(shell: Shell, argv: list[str], streams: Streams) -> int:
+    """mksh's `print [-nrR] [-uN] [--] ARG…`: the words joined by spaces, escapes on unless
+    -r (`\\c` drops the newline); -u2 writes to stderr."""
+    args = argv[1:]
+    newline, raw, out = True, False, streams.stdout
+    while args and args[0].startswith("-") and len(args[0]) > 1:
+        flag = args.pop(0)
+        if flag == "--":
+            break
+        if flag.startswith("-u"):
+            out = streams.stderr if flag[2:] == "2" else streams.stdout
+            continue
+        newline = newline and "n" not in flag
+        raw = raw or "r" in flag or "R" in flag
+    text = " ".join(args)
+    if not raw:
+
+        def escape(match: re.Match[str]) -> str:
+            nonlocal newline
+            code = match.group(1)
+            if code == "c":
+                newline = False
+                return ""
+            if code[0] == "0":
+                return chr(int(code[1:] or "0", 8) & 0xFF)
+            if code[0] == "x" and len(code) > 1:
+                return chr(int(code[1:], 16))
+            return _PRINT_ESCAPES.get(code, "\\" + code)
+
+        text = _PRINT_ESCAPE.sub(escape, text)
+    out.write((text + ("\n" if newline else "")).encode())
+    return 0
+
+
 SCRIPT_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "local": _local,
     "typeset": _local,
@@ -195,6 +235,7 @@ SCRIPT_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     ".": _source,
     "source": _source,
     "ulimit": ulimit,
+    "print": _print,
     "test": test,
     "[": test,
 }
