@@ -9,6 +9,7 @@ written as the device's `/system/bin/sh: `.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -878,3 +879,23 @@ def test_cd_dash_goes_back_and_a_script_names_itself(tmp_path: Path) -> None:
         "+ echo /data/local/tmp/s.sh a 1\n",
     )
     assert run(userland, "sh -q -c true").err == "sh: -q: unknown option\n"
+
+
+def test_trimming_a_long_value_takes_one_match_not_one_per_cut(tmp_path: Path) -> None:
+    """${x%.*} on a 200 KB value (a file read with $(cat)): one regular-expression match;
+    a match per possible cut took hours."""
+    userland = make_userland(tmp_path)
+    big = "/data/local/tmp/big"
+    assert (
+        run(userland, f"head -c 200000 /dev/zero | tr '\\0' a > {big}; echo .e >> {big}").status
+        == 0
+    )
+    script = (
+        f"x=$(cat {big}); y=${{x%.*}}; z=${{x##*a}}; w=${{x%%a*}}; v=${{x#a}}; u=${{x/a/b}}; "
+        "n=${x#*z}; m=${x%z*}; echo ${#x} ${#y} $z ${#w} ${#v} ${#u} ${#n} ${#m}"
+    )
+    outcome: list[str] = []
+    worker = threading.Thread(target=lambda: outcome.append(run(userland, script).out), daemon=True)
+    worker.start()
+    worker.join(60)
+    assert outcome == ["200002 200000 .e 0 200001 200002 200002 200002\n"]

@@ -102,7 +102,7 @@ def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
     if part.length:
         return str(len(value or ""))
     if part.op in ("#", "##", "%", "%%"):
-        return _trim(value or "", part.op, _pattern(host, part.word))
+        return _trim(value or "", part.op, _pattern_pieces(host, part.word))
     if part.op.startswith("/"):
         return _replace(host, value or "", part)
     if part.op in (":", "::"):
@@ -139,21 +139,26 @@ def matches(host: ExpansionHost, pattern: Word, value: str) -> bool:
 
 
 def _pattern(host: ExpansionHost, word: tuple[Part, ...]) -> re.Pattern[str]:
+    return _joined(_pattern_pieces(host, word))
+
+
+def _pattern_pieces(host: ExpansionHost, word: tuple[Part, ...]) -> list[str]:
     segments = [seg for field in _fields(host, Word(word), split=False) for seg in field]
-    chars = [(ch, literal) for text, literal in segments for ch in text]
-    return _component_regex(chars)
+    return _glob_pieces([(ch, literal) for text, literal in segments for ch in text])
 
 
-def _trim(value: str, op: str, pattern: re.Pattern[str]) -> str:
-    """`${v#p}` `${v##p}`: the shortest/longest matching prefix removed; `%`, `%%`: suffix."""
-    cuts = range(len(value) + 1)
-    if op == "#":
-        return next((value[i:] for i in cuts if pattern.fullmatch(value[:i])), value)
-    if op == "##":
-        return next((value[i:] for i in reversed(cuts) if pattern.fullmatch(value[:i])), value)
-    if op == "%":
-        return next((value[:i] for i in reversed(cuts) if pattern.fullmatch(value[i:])), value)
-    return next((value[:i] for i in cuts if pattern.fullmatch(value[i:])), value)
+def _trim(value: str, op: str, pieces: list[str]) -> str:
+    """`${v#p}` `${v##p}`: the shortest/longest matching prefix removed; `%`, `%%`: suffix.
+    One regular-expression match, lazy for the shortest, greedy for the longest; a suffix
+    is matched as a prefix of the reversed value by the reversed pattern."""
+    suffix = op.startswith("%")
+    text = value[::-1] if suffix else value
+    ordered = pieces[::-1] if suffix else pieces
+    found = _joined(ordered, ".*?" if len(op) == 1 else ".*").match(text)
+    if found is None:
+        return value
+    cut = found.end()
+    return value[: len(value) - cut] if suffix else value[cut:]
 
 
 def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segment]]:
@@ -251,7 +256,8 @@ def _has_glob(segments: list[Segment]) -> bool:
     return any(not literal and any(c in text for c in _GLOB_CHARS) for text, literal in segments)
 
 
-def _component_regex(chars: list[tuple[str, bool]]) -> re.Pattern[str]:
+def _glob_pieces(chars: list[tuple[str, bool]]) -> list[str]:
+    """A glob as regular-expression pieces, one per character, `?`, `*` (as `*`) or class."""
     out: list[str] = []
     i = 0
     while i < len(chars):
@@ -259,7 +265,7 @@ def _component_regex(chars: list[tuple[str, bool]]) -> re.Pattern[str]:
         if literal:
             out.append(re.escape(ch))
         elif ch == "*":
-            out.append(".*")
+            out.append("*")
         elif ch == "?":
             out.append(".")
         elif ch == "[":
@@ -275,7 +281,15 @@ def _component_regex(chars: list[tuple[str, bool]]) -> re.Pattern[str]:
         else:
             out.append(re.escape(ch))
         i += 1
-    return re.compile("".join(out), re.DOTALL)
+    return out
+
+
+def _joined(pieces: list[str], star: str = ".*") -> re.Pattern[str]:
+    return re.compile("".join(star if piece == "*" else piece for piece in pieces), re.DOTALL)
+
+
+def _component_regex(chars: list[tuple[str, bool]]) -> re.Pattern[str]:
+    return _joined(_glob_pieces(chars))
 
 
 def _names(listdir: Callable[[str], list[str]], directory: str) -> list[str]:
