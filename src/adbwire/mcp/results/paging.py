@@ -56,18 +56,25 @@ class Pager:
         *,
         newest_first: bool = False,
         size: int = 0,
+        max_chars: int | None = None,
     ) -> Page[T]:
         """The first page of `items`; with newest_first the last items come first (each page
-        stays in the original order), for logs where the recent end matters most."""
+        stays in the original order), for logs where the recent end matters most. With
+        `max_chars` a page also ends before its items (as text, a line each) would pass that
+        many characters; a page holds at least one item."""
         if page_size <= 0:
             raise ValueError("page_size must be positive")
-        if len(items) <= page_size:
+        if max_chars is not None:
+            chunks = _chunks_within(items, page_size, max_chars, newest_first=newest_first)
+        elif len(items) <= page_size:
             return Page(items, None, 0)
-        if newest_first:  # full pages counted from the end; the oldest page may be short
+        elif newest_first:  # full pages counted from the end; the oldest page may be short
             ends = range(len(items), 0, -page_size)
             chunks = [items[max(0, end - page_size) : end] for end in ends]
         else:
             chunks = [items[i : i + page_size] for i in range(0, len(items), page_size)]
+        if len(chunks) <= 1:
+            return Page(items, None, 0)
         first, rest = chunks[0], chunks[1:]
         cursor = self._store(tool, rest, size)
         return Page(first, cursor, sum(len(c) for c in rest))
@@ -101,6 +108,25 @@ class Pager:
                 _, evicted = self._stored.popitem(last=False)
                 self._bytes -= evicted.size
         return f"{key}.0"
+
+
+def _chunks_within(
+    items: list[T], page_size: int, max_chars: int, *, newest_first: bool
+) -> list[list[T]]:
+    """Pages of at most `page_size` items and `max_chars` characters (one item at least)."""
+    chunks: list[list[T]] = []
+    chunk: list[T] = []
+    used = 0
+    for item in reversed(items) if newest_first else items:
+        cost = len(str(item)) + 1
+        if chunk and (len(chunk) == page_size or used + cost > max_chars):
+            chunks.append(chunk)
+            chunk, used = [], 0
+        chunk.append(item)
+        used += cost
+    if chunk:
+        chunks.append(chunk)
+    return [chunk[::-1] for chunk in chunks] if newest_first else chunks
 
 
 def split_text(text: str, chunk_chars: int) -> list[str]:

@@ -16,6 +16,8 @@ from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
 
 Buffer = Literal["main", "system", "crash", "events", "radio", "kernel"]
+MAX_PAGE_CHARS = 256 * 1024
+"""A page of lines ends here too, whatever max_lines asks (a line may be 4 KB)."""
 Level = Literal["V", "D", "I", "W", "E", "F"]
 Tag = Annotated[str, AfterValidator(validate.log_tag), Field(max_length=64)]
 Since = Annotated[
@@ -86,7 +88,12 @@ async def read_logcat(call: ToolCall, args: ReadLogcatArgs) -> ToolOutput:
         lines = [log_text(entry) for entry in found.entries]
         size = sum(len(line) for line in lines)
         page = call.app.pager.paginate(
-            "read_logcat", lines, args.max_lines, newest_first=True, size=size
+            "read_logcat",
+            lines,
+            args.max_lines,
+            newest_first=True,
+            size=size,
+            max_chars=MAX_PAGE_CHARS,
         )
     data = LogPage(
         count=len(page.items), next_cursor=page.next_cursor, remaining=page.remaining, note=note
