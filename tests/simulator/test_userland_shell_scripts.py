@@ -686,6 +686,37 @@ BASH_LIKE_CASES = [
 ]
 # here-strings, sh's options and $0, cd -, print
 MORE_CASES = [
+    # set -e is off for what a non-final command of an && / || list or a `!` runs
+    (
+        "set -e; f() { false; echo after; }; f || echo handled; echo end",
+        "after\nend\n",
+        "",
+        0,
+    ),
+    (
+        "set -e; f() { false; echo after; }; if f; then echo yes; fi; ! f; echo end2",
+        "after\nyes\nafter\nend2\n",
+        "",
+        0,
+    ),
+    (
+        "set -e; f() { false; echo after; }; f; echo not reached",
+        "",
+        "",
+        1,
+    ),
+    (
+        "set -e; g() { return 3; }; g && echo yes; echo end",
+        "end\n",
+        "",
+        0,
+    ),
+    (
+        "set -e; { false; echo in-group; } || echo rescued; echo end",
+        "in-group\nend\n",
+        "",
+        0,
+    ),
     (
         (
             'print "a\\tb\\x41\\0101\\c no"; print; print -n x; print -r "a\\nb"; '

@@ -276,18 +276,27 @@ class Shell:
         return jobs.wait_jobs(self, pids)
 
     def run_and_or(self, item: AndOr, streams: Streams) -> int:
-        status = self._pipeline(item.first, streams)
+        final = item.rest[-1][1] if item.rest else item.first
+        status = self._run_pipeline(item.first, streams, final=item.first is final)
         last = item.first
         for op, pipeline in item.rest:
             self.last_status = status
             if (op == "&&") == (status == 0):
-                status = self._pipeline(pipeline, streams)
+                status = self._run_pipeline(pipeline, streams, final=pipeline is final)
                 last = pipeline
-        # errexit looks only at the last command of an && / || list, never at a `!` one or
-        # inside a condition (POSIX; mksh).
-        final = item.rest[-1][1] if item.rest else item.first
         self._errexit_candidate = last is final and not last.negate and not self.condition_depth
         return status
+
+    def _run_pipeline(self, pipeline: Pipeline, streams: Streams, *, final: bool) -> int:
+        """errexit applies to the last pipeline of an && / || list only, never to a `!` one,
+        and not to anything they run (a function's body included), as POSIX and mksh say."""
+        if final and not pipeline.negate:
+            return self._pipeline(pipeline, streams)
+        self.condition_depth += 1
+        try:
+            return self._pipeline(pipeline, streams)
+        finally:
+            self.condition_depth -= 1
 
     def _pipeline(self, pipeline: Pipeline, streams: Streams) -> int:
         if len(pipeline.commands) == 1:
