@@ -96,3 +96,8 @@ def test_crash_stacks_and_headers_are_one_line_each() -> None:
     assert len(text.splitlines()) == 3  # "[1] java process", two frames
     _, stack = crash_report(crash)
     assert all(frame.splitlines() == [frame] for frame in stack)
+
+
+def test_a_column_the_rows_do_not_have_is_a_bug_not_a_column_of_nulls() -> None:
+    with pytest.raises(ValueError, match="Named has no field nmae"):
+        rows_text([Named(name="x")], ("nmae", "value"))

@@ -24,5 +24,8 @@ def rows_text(rows: Sequence[BaseModel], columns: Sequence[str]) -> str | None:
     lines = [HEADER + " ".join(columns)]
     for row in rows:
         values = row.model_dump(mode="json")
+        if len(values.keys() & set(columns)) != len(columns):
+            unknown = sorted(set(columns) - values.keys())
+            raise ValueError(f"{type(row).__name__} has no field {', '.join(unknown)}")
         lines.append(json_line([values.get(c) for c in columns]))
     return "\n".join(lines)
