@@ -756,7 +756,160 @@ MORE_CASES = [
     ),
 ]
 
-ALL_CASES = MKSH_CASES + TEST_CASES + IFS_CASES + SUBSTITUTION_CASES + BASH_LIKE_CASES + MORE_CASES
+# everyday idioms: loops, arithmetic, "$@" and $*, $(…) with exit, ${#@}, traps
+IDIOM_CASES = [
+    (
+        'for f in a b c; do echo -n "$f,"; done; echo',
+        "a,b,c,\n",
+        "",
+        0,
+    ),
+    (
+        "count=0; for i in $(seq 1 5); do count=$((count + i)); done; echo $count",
+        "15\n",
+        "",
+        0,
+    ),
+    (
+        'x="  padded  "; echo "[${x}]" [$x]',
+        "[  padded  ] [ padded ]\n",
+        "",
+        0,
+    ),
+    (
+        "a=1 b=2; echo $((a+b)) $((a*b)) $(( (a+b) * 2 )); : $((a += 5)); echo $a",
+        "3 2 6\n6\n",
+        "",
+        0,
+    ),
+    (
+        ('set -- "a b" c; for x in "$@"; do echo "<$x>"; done; for x in $*; do echo "[$x]"; done'),
+        "<a b>\n<c>\n[a]\n[b]\n[c]\n",
+        "",
+        0,
+    ),
+    (
+        'result=$(echo hi; exit 3); echo "$result $?"',
+        "hi 3\n",
+        "",
+        0,
+    ),
+    (
+        'if [ -z "${UNSET_VAR:-}" ]; then echo unset; fi',
+        "unset\n",
+        "",
+        0,
+    ),
+    (
+        'echo "$(echo "nested \\"quotes\\"")"',
+        'nested "quotes"\n',
+        "",
+        0,
+    ),
+    (
+        ('v=$(printf \'%s\\n\' one two three | while read -r l; do echo "x$l"; done); echo "$v"'),
+        "xone\nxtwo\nxthree\n",
+        "",
+        0,
+    ),
+    (
+        'f() { echo "$#:$*"; }; f; f ""; f "" ""',
+        "0:\n1:\n2: \n",
+        "",
+        0,
+    ),
+    (
+        "x=5; y=${x:-7}; z=${w:=9}; echo $y $z $w",
+        "5 9 9\n",
+        "",
+        0,
+    ),
+    (
+        "trap 'echo trapped' EXIT; echo body",
+        "body\ntrapped\n",
+        "",
+        0,
+    ),
+    (
+        "echo a\\\nb",
+        "ab\n",
+        "",
+        0,
+    ),
+    (
+        "echo 'single '\"double\"' mixed'",
+        "single double mixed\n",
+        "",
+        0,
+    ),
+    (
+        "i=0; while [ $i -lt 3 ]; do i=`expr $i + 1`; done; echo $i",
+        "3\n",
+        "",
+        0,
+    ),
+    (
+        'test -n "$HOME" && echo home-set',
+        "home-set\n",
+        "",
+        0,
+    ),
+    (
+        'arr="x y z"; set -- $arr; echo $# $2',
+        "3 y\n",
+        "",
+        0,
+    ),
+    (
+        "echo ${#@} ${#*}; set -- a b; echo ${#@}",
+        "0 0\n2\n",
+        "",
+        0,
+    ),
+    (
+        "echo $(( 10 / 3 )) $(( 10 % 3 )) $(( -10 / 3 )) $(( 2 ** 3 ))",
+        "",
+        "/system/bin/sh:  2 ** 3 : unexpected '*'\n",
+        1,
+    ),
+    (
+        "{ echo a; echo b; } > /dev/null; echo $?",
+        "0\n",
+        "",
+        0,
+    ),
+    (
+        'n=$(echo "abc" | wc -c); echo $n',
+        "4\n",
+        "",
+        0,
+    ),
+    (
+        's="hello world"; echo ${s% *} ${s#* } ${#s}',
+        "hello world 11\n",
+        "",
+        0,
+    ),
+    (
+        (
+            "false; x=1; echo $?; false; x=$?; echo $x; x=$(false); echo $?; "
+            "$(exit 4); echo $?; x=$(exit 5) y=1; echo $?"
+        ),
+        "0\n1\n1\n4\n5\n",
+        "",
+        0,
+    ),
+]
+
+ALL_CASES = [
+    *MKSH_CASES,
+    *TEST_CASES,
+    *IFS_CASES,
+    *SUBSTITUTION_CASES,
+    *BASH_LIKE_CASES,
+    *MORE_CASES,
+    *IDIOM_CASES,
+]
 
 
 @pytest.mark.parametrize(

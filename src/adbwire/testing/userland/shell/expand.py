@@ -99,8 +99,8 @@ def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
     value = _lookup(host, part.name)
     if value is None and not part.op and "nounset" in host.options:
         raise UnsetParameter(f"{part.name}: parameter not set")
-    if part.length:
-        return str(len(value or ""))
+    if part.length:  # ${#@} and ${#*} count the positional parameters
+        return str(len(host.positional) if part.name in "@*" else len(value or ""))
     if part.op in ("#", "##", "%", "%%"):
         return _trim(value or "", part.op, _pattern_pieces(host, part.word))
     if part.op.startswith("/"):

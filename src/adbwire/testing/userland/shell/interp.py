@@ -106,6 +106,8 @@ class Shell:
         """Scripts being read by `.`: `return` leaves one."""
         self.limits = default_limits()
         """`ulimit`: resource -> (soft, hard), None meaning unlimited."""
+        self.substitutions = 0
+        """Command substitutions run so far (a command of assignments takes their status)."""
         self.exec_streams: Streams | None = None
         """Where `exec` with only redirections sent the shell's own streams."""
         self._exec_files = contextlib.ExitStack()
@@ -203,7 +205,11 @@ class Shell:
         """Command substitution: run `source` in a subshell and capture its stdout."""
         out = BufferWriter()
         sub = self.subshell()
-        status = sub.run_source(source, Streams(self._streams.stdin, out, self._streams.stderr))
+        self.substitutions += 1
+        try:
+            status = sub.run_source(source, Streams(self._streams.stdin, out, self._streams.stderr))
+        except ExitShell as exc:  # `$(…; exit 3)` ends the subshell only
+            status = exc.code
         self.last_status = status
         return out.getvalue().decode("utf-8", "replace").rstrip("\n")
 
@@ -355,11 +361,12 @@ class Shell:
 
     def _simple(self, command: Simple, streams: Streams) -> int:
         self._streams = streams
+        substitutions = self.substitutions
         argv = expand_words(self, command.words, self.listdir, self.cwd)
         values = [(name, expand_single(self, word)) for name, word in command.assigns]
-        if not argv:
+        if not argv:  # `x=$(cmd)` has cmd's status; `x=1` has 0
             self.vars.update(values)
-            return self.last_status if command.words else 0
+            return self.last_status if self.substitutions != substitutions else 0
         saved = {name: self.vars.get(name) for name, _ in values}
         self.vars.update(values)
         if "xtrace" in self.options:  # `set -x`: mksh's PS4 is "+ "
