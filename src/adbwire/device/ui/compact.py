@@ -22,20 +22,32 @@ from adbwire.device.parsers import UiElement, UiHierarchy
 MAX_TEXT = 60
 MAX_MERGED = 80
 MERGE_SEPARATOR = " | "
+_LEFT_RAW_BY_JSON = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+"""Line breaks json.dumps(ensure_ascii=False) leaves raw: escaped, so a line stays one line
+for every splitter (str.splitlines breaks at them)."""
 
 
 def short_class(class_name: str) -> str:
-    return class_name.rsplit(".", 1)[-1] or "?"
+    return bare(class_name.rsplit(".", 1)[-1] or "?")
 
 
 def short_resource_id(resource_id: str) -> str:
-    return resource_id.split(":id/", 1)[1] if ":id/" in resource_id else resource_id
+    return bare(resource_id.split(":id/", 1)[1] if ":id/" in resource_id else resource_id)
+
+
+def bare(token: str) -> str:
+    """A class name or resource id as one token of its line: as it is, or quoted when it
+    holds a blank, a quote or a line break (the app names these: a class name or a Compose
+    test tag could otherwise forge another element's line)."""
+    if token.isprintable() and '"' not in token and not any(c.isspace() for c in token):
+        return token
+    return quoted(token)
 
 
 def quoted(text: str, limit: int = MAX_TEXT) -> str:
     if len(text) > limit:
         text = text[: limit - 1] + "\u2026"
-    return json.dumps(text, ensure_ascii=False)
+    return json.dumps(text, ensure_ascii=False).translate(_LEFT_RAW_BY_JSON)
 
 
 def bounds_text(element: UiElement) -> str:
