@@ -17,6 +17,7 @@ from adbwire.mcp.results.text_lines import LINE_BREAKS, json_line, one_line
 from adbwire.mcp.tools.common import Result
 from adbwire.mcp.tools.crashes import crash_report, listed_crash, stacks_text
 from adbwire.mcp.tools.logs import log_text
+from adbwire.mcp.tools.outcome import log_line
 
 HOSTILE = "a\nb\rc\vd\fe\x1cf\x1dg\x1eh\x85i\u2028j\u2029k"
 """Device text with every character some line splitter breaks at."""
@@ -127,3 +128,9 @@ def test_a_ui_tree_line_is_one_element_whatever_the_app_names_things() -> None:
     assert len(lines) == len(hierarchy.elements) == 3, tree
     assert tree.split("\n") == lines
     assert all(line.count("[0,0][10,10]") == 1 for line in lines)
+
+
+def test_debug_context_and_action_log_lines_are_one_line_each() -> None:
+    entry = LogEntry("05-02 10:00:00.000", 42, 42, "W", "Tag", f"slow{HOSTILE}", "main")
+    line = log_line(entry)
+    assert line.splitlines() == [line] and line.endswith(one_line(HOSTILE))

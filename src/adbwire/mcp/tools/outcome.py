@@ -39,6 +39,7 @@ from adbwire.device.ui.observe import DEFAULT_SETTLE
 from adbwire.device.ui.outcome import ActionWatch, Outcome
 from adbwire.device.ui.snapshot import UiSnapshot
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
+from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.tools.common import Result
 
@@ -60,7 +61,7 @@ class ActionOutcome(Result):
 
 def log_line(entry: LogEntry) -> str:
     line = f"{entry.timestamp or ''} {entry.pid} {entry.level} {entry.tag}: {entry.message}"
-    return line.strip()[:MAX_LINE]
+    return one_line(line.strip()[:MAX_LINE])  # debug_context sends these a line each
 
 
 def outcome_fields(outcome: Outcome, note: str | None = None) -> dict[str, Any]:
