@@ -1083,3 +1083,20 @@ def test_trimming_a_long_value_takes_one_match_not_one_per_cut(tmp_path: Path) -
     worker.start()
     worker.join(60)
     assert outcome == ["200002 200000 .e 0 200001 200002 200002 200002\n"]
+
+
+def test_nesting_deeper_than_the_simulator_allows_ends_the_script_cleanly(
+    tmp_path: Path,
+) -> None:
+    userland = make_userland(tmp_path)
+    deep = (
+        "f() { if [ $1 -gt 0 ]; then for x in 1; do case a in a) { f $(($1 - 1)); };; esac; "
+        "done; fi; }; f 1000; echo not reached"
+    )
+    result = run(userland, deep)
+    assert (result.out, result.status) == ("", 1)
+    assert result.err in (
+        "/system/bin/sh: f: too many nested function calls\n",
+        "/system/bin/sh: commands nested too deeply\n",
+    )
+    assert run(userland, "echo $((1 + 1))").out == "2\n"  # the device goes on

@@ -107,6 +107,7 @@ class Shell:
         self.limits = default_limits()
         """`ulimit`: resource -> (soft, hard), None meaning unlimited."""
         self.substitutions = 0
+        self.nesting_reported = False
         """Command substitutions run so far (a command of assignments takes their status)."""
         self.exec_streams: Streams | None = None
         """Where `exec` with only redirections sent the shell's own streams."""
@@ -331,6 +332,11 @@ class Shell:
             streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
             if self.interactive:
                 return 1
+            raise ExitShell(1) from exc
+        except RecursionError as exc:  # nesting deeper than the simulator's Python stack
+            if not self.nesting_reported:
+                self.nesting_reported = True
+                streams.stderr.write(f"{SHELL_PATH}: commands nested too deeply\n".encode())
             raise ExitShell(1) from exc
 
     def _dispatch(self, command: Command, streams: Streams) -> int:
