@@ -6,15 +6,16 @@ they use cost a stdio server a third of its start-up).
 on: name, family module, risk, idempotent, needs_device, full_only, description and the
 compact input schema. ``python -m adbwire.mcp.docgen`` writes it with docs/tools.md and a
 test keeps it equal to what the specs produce. A server imports a tool's family at the
-tool's first call and checks the entry against the spec it got (`ToolEntry.load_spec`).
+tool's first call and refuses the tool when its spec does not publish exactly its entry
+(`ToolEntry.load_spec`): a file left stale by a tool change fails that tool's calls with
+internal_error, it is never served under a contract it did not publish.
 """
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,6 @@ from adbwire.mcp.safety.policy import Risk
 
 DEFAULT_PATH = Path(__file__).with_name("catalogue.json")
 REGENERATE = "python -m adbwire.mcp.docgen"
-log = logging.getLogger(__name__)
 
 
 class StaleCatalogueError(RuntimeError):
@@ -92,26 +92,22 @@ class ToolEntry:
         )
 
     def load_spec(self) -> ToolSpec:
-        """The tool's spec, its family imported now if it was not yet, checked against this
-        entry: a risk or profile that differs refuses the tool (the policy published it on
-        the entry's word: StaleCatalogueError); a description or schema that differs is
-        logged (arguments are validated by the spec's model either way)."""
+        """The tool's spec, its family imported now if it was not yet; StaleCatalogueError
+        when the spec does not publish exactly this entry (the policy, the annotations and
+        the schema a client was shown would not be what runs)."""
         from adbwire.mcp.tools import family_tools  # noqa: PLC0415 - the families are heavy
 
         for spec in family_tools(self.module):
             if spec.name != self.name:
                 continue
             fresh = ToolEntry.of(spec, self.module)
-            if (fresh.risk, fresh.full_only) != (self.risk, self.full_only):
+            differ = [
+                f.name for f in fields(self) if getattr(fresh, f.name) != getattr(self, f.name)
+            ]
+            if differ:
                 raise StaleCatalogueError(
-                    f"tool {self.name} was published as {self.risk.value}"
-                    f"{', full profile only' if self.full_only else ''}, but its spec says "
-                    f"{fresh.risk.value}{', full profile only' if fresh.full_only else ''}: "
-                    f"run {REGENERATE}"
-                )
-            if fresh != self:
-                log.warning(
-                    "the published catalogue is stale for %s: run %s", self.name, REGENERATE
+                    f"tool {self.name}'s spec differs from its published entry in "
+                    f"{', '.join(differ)}: run {REGENERATE}"
                 )
             return spec
         raise StaleCatalogueError(f"tool {self.name} is not in family {self.module}: {REGENERATE}")
