@@ -10,6 +10,7 @@ import dataclasses
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,37 @@ async def test_a_family_that_fails_to_import_is_tried_again_at_the_next_call(
     assert "libfoo" not in error["message"]
     assert "devices" in data_of(second)  # not remembered as broken
     assert attempts == ["devices", "devices"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="reported: a tool's first call imports its family on the event loop (sdk_tools)",
+)
+async def test_a_family_loading_does_not_hold_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A family takes 80-180 ms to import (the runtime 80 ms more): while it loads, the
+    # server's other sessions and calls should go on. Deterministic: the import waits until
+    # a task on the event loop has run after the import began.
+    real = tools_package.family_tools
+    began, loop_ran = threading.Event(), threading.Event()
+
+    def slow(module: str) -> list[ToolSpec]:
+        began.set()
+        if not loop_ran.wait(3):
+            raise TimeoutError("the event loop stood still while the family loaded")
+        return real(module)
+
+    async def meanwhile() -> None:
+        await anyio.to_thread.run_sync(began.wait, 3)
+        loop_ran.set()
+
+    monkeypatch.setattr(tools_package, "family_tools", slow)
+    with anyio.fail_after(WAIT):
+        async with Client(build_server(make_app())) as client, anyio.create_task_group() as group:
+            group.start_soon(meanwhile)
+            result = await client.call_tool("clear_logcat", {})
+    assert error_of(result)["code"] == "no_device"  # loaded, then found no device
 
 
 CONCURRENT_FIRST_CALLS = """
