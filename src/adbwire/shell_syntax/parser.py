@@ -9,13 +9,13 @@ Supported: simple commands with assignments and redirections (here-documents inc
 
 from __future__ import annotations
 
+from adbwire.shell_syntax.clauses import CASE_ENDS, RESERVED, TERMINATORS, Clauses
 from adbwire.shell_syntax.lexer import (
     REDIRECT_OPS,
     HereDoc,
     Lit,
     Op,
     ShellSyntaxError,
-    Token,
     Word,
     tokenize,
 )
@@ -53,76 +53,17 @@ __all__ = [
 ]
 
 
-_RESERVED = {
-    "if",
-    "then",
-    "else",
-    "elif",
-    "fi",
-    "do",
-    "done",
-    "while",
-    "until",
-    "for",
-    "case",
-    "esac",
-    "[[",
-    "function",
-    "in",
-    "{",
-    "}",
-    "!",
-}
-_CASE_ENDS = (";;", ";&", ";|")
-_TEST_OPS = ("&&", "||", "(", ")", "<", ">")
-_TERMINATORS = {"then", "else", "elif", "fi", "do", "done", "}", "esac"}
-
-
 def parse(source: str) -> Script:
-    """Parse a whole command line; raises ShellSyntaxError (mksh's wording) when invalid."""
-    return _Parser(tokenize(source)).parse_all()
+    """Parse a whole command line; raises ShellSyntaxError (mksh's wording) when invalid,
+    or when it nests deeper than Python's stack allows (`((((…))))` thousands deep)."""
+    tokens = tokenize(source)
+    try:
+        return _Parser(tokens).parse_all()
+    except RecursionError:
+        raise ShellSyntaxError("commands nested too deeply") from None
 
 
-def _describe(tok: Token | None) -> str:
-    if tok is None:
-        return "unexpected EOF"
-    if isinstance(tok, HereDoc):
-        return "'<<' unexpected"
-    if isinstance(tok, Op):
-        return "newline unexpected" if tok.text == "\n" else f"'{tok.text}' unexpected"
-    return f"'{tok.literal() or 'word'}' unexpected"
-
-
-class _Parser:
-    def __init__(self, tokens: list[Token]) -> None:
-        self.toks = tokens
-        self.i = 0
-
-    # -- helpers ---------------------------------------------------------------------------
-    def peek(self) -> Token | None:
-        return self.toks[self.i] if self.i < len(self.toks) else None
-
-    def peek_op(self, *texts: str) -> bool:
-        tok = self.peek()
-        return isinstance(tok, Op) and tok.io_number is None and tok.text in texts
-
-    def peek_keyword(self, *words: str) -> bool:
-        tok = self.peek()
-        return isinstance(tok, Word) and tok.literal() in words
-
-    def fail(self) -> ShellSyntaxError:
-        tok = self.peek()
-        return ShellSyntaxError(_describe(tok), incomplete=tok is None)
-
-    def expect_keyword(self, word: str) -> None:
-        if not self.peek_keyword(word):
-            raise self.fail()
-        self.i += 1
-
-    def skip_newlines(self) -> None:
-        while self.peek_op("\n"):
-            self.i += 1
-
+class _Parser(Clauses):
     # -- grammar ---------------------------------------------------------------------------
     def parse_all(self) -> Script:
         script = self.script()
@@ -146,16 +87,16 @@ class _Parser:
                 self.i += 1
             elif not (
                 self.peek() is None
-                or self.peek_op(")", *_CASE_ENDS)
-                or self.peek_keyword(*_TERMINATORS)
+                or self.peek_op(")", *CASE_ENDS)
+                or self.peek_keyword(*TERMINATORS)
             ):
                 raise self.fail()
 
     def at_end_of_list(self) -> bool:
         return (
             self.peek() is None
-            or self.peek_op(")", *_CASE_ENDS)
-            or self.peek_keyword(*_TERMINATORS)
+            or self.peek_op(")", *CASE_ENDS)
+            or self.peek_keyword(*TERMINATORS)
         )
 
     def and_or(self) -> AndOr:
@@ -218,144 +159,6 @@ class _Parser:
         command.redirects.extend(self.redirects())
         return command
 
-    def if_clause(self) -> If:
-        branches: list[tuple[Script, Script]] = []
-        orelse: Script | None = None
-        self.i += 1  # "if"
-        while True:
-            cond = self.script()
-            self.expect_keyword("then")
-            branches.append((cond, self.script()))
-            if self.peek_keyword("elif"):
-                self.i += 1
-                continue
-            if self.peek_keyword("else"):
-                self.i += 1
-                orelse = self.script()
-            self.expect_keyword("fi")
-            return If(branches, orelse)
-
-    def function_name(self) -> str | None:
-        """The NAME of `NAME ( )` when the tokens here start a function definition."""
-        tok = self.peek()
-        name = tok.literal() if isinstance(tok, Word) else None
-        after = self.toks[self.i + 1 : self.i + 3]
-        if (
-            name
-            and name not in _RESERVED
-            and "=" not in name
-            and len(after) == 2
-            and all(isinstance(t, Op) and t.io_number is None for t in after)
-            and [t.text for t in after if isinstance(t, Op)] == ["(", ")"]
-        ):
-            return name
-        return None
-
-    def function_definition(self) -> FunctionDef:
-        if self.peek_keyword("function"):
-            self.i += 1
-            tok = self.peek()
-            name = tok.literal() if isinstance(tok, Word) else None
-            if not name or name in _RESERVED:
-                raise self.fail()
-            self.i += 1
-            if self.peek_op("("):  # `function f() …`, as mksh also reads it
-                self.i += 1
-                if not self.peek_op(")"):
-                    raise self.fail()
-                self.i += 1
-        else:
-            name = self.function_name()
-            assert name is not None
-            self.i += 3
-        self.skip_newlines()
-        if self.peek() is None:
-            raise self.fail()
-        return FunctionDef(name, self.command())
-
-    def double_bracket(self) -> Conditional:
-        self.i += 1  # "[["
-        items: list[Word | str] = []
-        while not self.peek_keyword("]]"):
-            tok = self.peek()
-            if isinstance(tok, Word):
-                items.append(tok)
-            elif isinstance(tok, Op) and tok.io_number is None and tok.text in _TEST_OPS:
-                items.append(tok.text)
-            else:
-                raise self.fail()
-            self.i += 1
-        self.i += 1
-        if not items:
-            raise ShellSyntaxError("']]' unexpected")
-        return Conditional(items)
-
-    def case_clause(self) -> Case:
-        self.i += 1  # "case"
-        word = self.peek()
-        if not isinstance(word, Word):
-            raise self.fail()
-        self.i += 1
-        self.skip_newlines()
-        self.expect_keyword("in")
-        items: list[tuple[list[Word], Script]] = []
-        ends: list[str] = []
-        while True:
-            self.skip_newlines()
-            if self.peek_keyword("esac"):
-                self.i += 1
-                return Case(word, items, ends)
-            if self.peek_op("("):
-                self.i += 1
-            patterns: list[Word] = []
-            while True:
-                pattern = self.peek()
-                if not isinstance(pattern, Word):
-                    raise self.fail()
-                patterns.append(pattern)
-                self.i += 1
-                if not self.peek_op("|"):
-                    break
-                self.i += 1
-            if not self.peek_op(")"):
-                raise self.fail()
-            self.i += 1
-            body = self.script()
-            items.append((patterns, body))
-            end = self.peek()
-            if isinstance(end, Op) and self.peek_op(*_CASE_ENDS):
-                ends.append(end.text)
-                self.i += 1
-            elif self.peek_keyword("esac"):
-                ends.append(";;")
-            else:
-                raise self.fail()
-
-    def for_clause(self) -> For:
-        self.i += 1  # "for"
-        tok = self.peek()
-        name = tok.literal() if isinstance(tok, Word) else None
-        if not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
-            raise self.fail()
-        self.i += 1
-        items: list[Word] | None = None
-        self.skip_newlines()
-        if self.peek_keyword("in"):
-            self.i += 1
-            items = []
-            while isinstance(self.peek(), Word) and not self.peek_keyword("do"):
-                word = self.peek()
-                assert isinstance(word, Word)
-                items.append(word)
-                self.i += 1
-        if self.peek_op(";", "\n"):
-            self.i += 1
-        self.skip_newlines()
-        self.expect_keyword("do")
-        body = self.script()
-        self.expect_keyword("done")
-        return For(name, items, body)
-
     def redirects(self) -> list[Redirect]:
         found: list[Redirect] = []
         while True:
@@ -395,7 +198,7 @@ class _Parser:
                 assign = _assignment(tok)
                 assert assign is not None
                 cmd.assigns.append(assign)
-            elif not cmd.words and not cmd.assigns and tok.literal() in _RESERVED:
+            elif not cmd.words and not cmd.assigns and tok.literal() in RESERVED:
                 raise self.fail()
             else:
                 cmd.words.append(tok)
