@@ -43,7 +43,7 @@ from adbwire.testing.userland.process import (
     NullWriter,
     Streams,
 )
-from adbwire.testing.userland.shell import control, jobs, redirects, testexpr
+from adbwire.testing.userland.shell import control, jobs, redirects, testexpr, traps
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
@@ -134,30 +134,10 @@ class Shell:
         )
 
     def run_trap(self, signal: int, streams: Streams) -> None:
-        """Run the trap set for `signal` (0: EXIT) even though the session is ending."""
-        action = self.traps.pop(signal, "")
-        if not action:
-            return
-        runner = self.subshell()
-        runner.outer_cancelled = lambda: False
-        runner.process = None
-        runner.traps = {}
-        with contextlib.suppress(ExitShell):
-            runner.run_source(action, streams)
+        traps.run_trap(self, signal, streams)
 
     def handle_signals(self, streams: Streams) -> None:
-        """Act on a signal sent to this shell: run its trap, ignore it, or exit 128+N."""
-        process = self.process
-        if process is None or not process.pending_signal:
-            return
-        signal, process.pending_signal = process.pending_signal, 0
-        action = self.traps.get(signal)
-        if action is None:
-            raise ExitShell(128 + signal)
-        if action:
-            saved = self.last_status
-            self.run_source(action, streams)
-            self.last_status = saved
+        traps.handle_signals(self, streams)
 
     # -- expansion host ----------------------------------------------------------------------
     @property
