@@ -758,6 +758,35 @@ MORE_CASES = [
 
 # everyday idioms: loops, arithmetic, "$@" and $*, $(…) with exit, ${#@}, traps
 IDIOM_CASES = [
+    # read -d, -n, -N, -t (accepted), --
+    (
+        (
+            "printf 'abc:def\\nghi\\n' | { read -d : x; echo \"[$x]\"; read -n 2 "
+            'y; echo "[$y]"; read -N 3 z; echo "[$z]"; read -t 1 w; echo "[$w] '
+            '$?"; }'
+        ),
+        "[abc]\n[de]\n[f\ng]\n[hi] 0\n",
+        "",
+        0,
+    ),
+    (
+        "printf 'a b c\\n' | { read -r -- x y; echo \"[$x][$y]\"; }",
+        "[a][b c]\n",
+        "",
+        0,
+    ),
+    (
+        "printf 'one' | { read -n 10 x; echo \"[$x] $?\"; }",
+        "[one] 0\n",
+        "",
+        0,
+    ),
+    (
+        "printf 'k=v\\n' | { IFS== read -r -d '' k v; echo \"[$k][$v]\"; }",
+        "[k][v\n]\n",
+        "",
+        0,
+    ),
     (
         'for f in a b c; do echo -n "$f,"; done; echo',
         "a,b,c,\n",

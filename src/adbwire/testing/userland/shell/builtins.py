@@ -113,18 +113,31 @@ MAX_READ_LINE = 1 << 20
 
 
 def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
-    """`read [-r] [NAME…]`: one line split on blanks, the last name taking the rest.
-    Without -r a backslash keeps the next character (a blank does not split there) and a
-    backslash-newline joins the next line."""
+    """`read [-r] [-d DELIM] [-n N|-N N] [-t SECONDS] [-u FD] [NAME…]`: one line (up to
+    DELIM; at most N bytes, or exactly N with -N) split on $IFS, the last name taking the
+    rest. Without -r a backslash keeps the next character (a blank does not split there)
+    and a backslash-newline joins the next line. -t and -u are accepted, not applied."""
     args = argv[1:]
     raw = False
-    while args and args[0].startswith("-") and len(args[0]) > 1:
-        raw = raw or "r" in args.pop(0)
+    values_of: dict[str, str] = {}
+    while args and args[0].startswith("-") and len(args[0]) > 1 and args[0] != "--":
+        flags = args.pop(0)[1:]
+        for index, letter in enumerate(flags):
+            if letter in "dnNtu":  # the rest of the word, or the next word, is its value
+                values_of[letter] = flags[index + 1 :] or (args.pop(0) if args else "")
+                break
+            raw = raw or letter == "r"
+    if args[:1] == ["--"]:
+        args = args[1:]
     names = args or ["REPLY"]
+    delimiter = (values_of.get("d", "\n") or "\0").encode()[:1]
+    exact = "N" in values_of
+    limit_text = values_of.get("N", values_of.get("n", ""))
+    limit = int(limit_text) if limit_text.isdigit() else MAX_READ_LINE
     chars: list[tuple[str, bool]] = []  # (character, escaped)
     data = bytearray()
     ended = False
-    while len(data) < MAX_READ_LINE:
+    while len(data) + len(chars) < min(limit, MAX_READ_LINE):
         byte = streams.stdin.read(1)
         if not byte:
             break
@@ -136,11 +149,12 @@ def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
             data.clear()
             chars.append((escaped.decode("latin-1"), True))
             continue
-        if byte == b"\n":
+        if byte == delimiter and not exact:
             ended = True
             break
         data += byte
     chars.extend(_decoded(data))
+    ended = ended or (limit < MAX_READ_LINE and bool(chars))  # -n/-N: any bytes read
     values = _split_fields(chars, len(names), shell.get_var("IFS"))
     for index, name in enumerate(names):
         shell.vars[name] = values[index] if index < len(values) else ""
