@@ -149,6 +149,15 @@ INERT = frozenset(
         "read",
         "set",
         "local",
+        "typeset",
+        "readonly",
+        "print",
+        "ulimit",
+        "getopts",
+        "shift",
+        "break",
+        "continue",
+        "umask",
     ]
 )
 
