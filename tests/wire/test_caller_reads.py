@@ -180,3 +180,36 @@ def test_a_follower_gets_its_packet_while_the_leader_waits_on() -> None:
         device.peer.send_raw(device.wrte(busy_id, b"after"))
         assert busy.read(None, Deadline(PROMPT, "read after")) == b"after"
         busy.close()
+
+
+def test_after_a_bulk_payload_the_reader_thread_reads_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(reading, "READER_GRACE", 60.0)  # only the bulk rule brings it back
+    by_reader = threading.Event()
+    original = Connection._on_packet
+
+    def noting(self: Connection, header: P.Header, payload: bytes, waiter: object) -> bool:
+        if header.command == P.A_WRTE and threading.current_thread() is self._reading.thread:
+            by_reader.set()
+        return original(self, header, payload, waiter)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Connection, "_on_packet", noting)
+    bulk = bytes(reading.BULK_PAYLOAD)
+    with scripted_client() as (client, device), client.open_stream("shell:x") as stream:
+        local_id = device.opened.get(timeout=5)
+        for _ in range(20):  # until a caller, not the reader thread, read the bulk payload
+            # A caller waiting for a small packet the reader thread reads gets the lead.
+            small, errors = in_thread(lambda: stream.read(None, Deadline(5, "small read")))
+            time.sleep(0.02)  # most often it waits by now; if not, the next round tries again
+            device.peer.send_raw(device.wrte(local_id, b"s"))
+            small.join(5)
+            assert not errors
+            by_reader.clear()
+            device.peer.send_raw(device.wrte(local_id, bulk))
+            assert stream.read(None, Deadline(5, "bulk read")) == bulk
+            if not by_reader.is_set():
+                break
+        else:
+            pytest.fail("the reader thread read every bulk payload")
+        device.peer.send_raw(device.wrte(local_id, b"next"))  # while no caller waits
+        assert by_reader.wait(PROMPT), "nobody read ahead while the caller was busy"
+        assert stream.read(None, Deadline(5, "next read")) == b"next"

@@ -8,6 +8,9 @@ the leader's dispatch wakes them like the reader thread did, and when it stops l
 wakes them all, so one of them leads next. The reader thread reads only when no caller
 leads or waits, and only after a short grace (back-to-back calls then never wake it);
 while it reads, waiting callers follow it, and it hands over after the packet in hand.
+Bulk payloads are the exception: the reader thread keeps reading through them, and a
+caller that got one hands the link straight back, so the next payload is received while
+the caller writes this one to a file (a transfer keeps its two threads at work).
 
 Only transports that can be read from any thread within a time limit take part
 (`CallerReadable`); with any other the reader thread alone reads, as before.
@@ -34,6 +37,11 @@ log = logging.getLogger(__name__)
 
 READER_GRACE = 0.01
 """Seconds the reader thread leaves the link to callers after the last one stopped leading."""
+
+BULK_PAYLOAD = 32 * 1024
+"""A payload this large means a transfer: the reader thread reads the next one meanwhile
+(the caller is busy with this one), so it does not hand over, and a caller who got such a
+payload hands the link straight back to it."""
 
 PacketHandler = Callable[[P.Header, bytes | bytearray, "Wakeup | None"], bool]
 """Dispatches one packet (state lock not held); True when it brought news for the waiter
@@ -71,6 +79,8 @@ class PacketReader:
         self._parked = False
         """The reader thread waits without a time limit: the next idle moment must wake it."""
         self._stopped = False
+        self._read_on = False
+        """A leader got a bulk payload: the reader thread reads on at once, with no grace."""
         self._header: P.Header | None = None
         """A packet whose payload a leader's time limit cut off."""
 
@@ -139,6 +149,7 @@ class PacketReader:
                 if packet is None:
                     return  # out of time, or interrupted
                 if self._handle(packet[0], packet[1], wakeup):
+                    self._read_on = packet[0].length >= BULK_PAYLOAD
                     self._drain(wakeup)
                     return
         except AdbwireError as exc:
@@ -173,6 +184,9 @@ class PacketReader:
             self._leader = None
             followers = list(self._followers)
             wake_reader = self._went_idle()
+            if self._read_on and not followers:
+                self._idle_since = -math.inf
+                wake_reader = True
         for follower in followers:
             follower.set()  # each checks its state; one of those still waiting leads next
         if wake_reader:
@@ -194,7 +208,8 @@ class PacketReader:
                     packet = self._read_packet(None)
                     assert packet is not None  # a read without a time limit ends with bytes
                     self._handle(packet[0], packet[1], None)
-                    if self._callers_read and self._hand_over():
+                    bulk = packet[0].length >= BULK_PAYLOAD
+                    if self._callers_read and not bulk and self._hand_over():
                         break
         except AdbwireError as exc:
             self._fail(exc)
@@ -212,7 +227,7 @@ class PacketReader:
                     left = self._idle_since + READER_GRACE - time.monotonic()
                     if left <= 0 or not self._callers_read:
                         self._leader = self._turn
-                        self._parked = self._wanted = False
+                        self._parked = self._wanted = self._read_on = False
                         return True
                 else:
                     left = None
