@@ -132,10 +132,6 @@ async def test_a_family_that_fails_to_import_is_tried_again_at_the_next_call(
     assert attempts == ["devices", "devices"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="reported: a tool's first call imports its family on the event loop (sdk_tools)",
-)
 async def test_a_family_loading_does_not_hold_the_event_loop(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

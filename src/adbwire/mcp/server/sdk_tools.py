@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
@@ -47,14 +48,16 @@ OUTPUT_SCHEMA = None
 def build_tool(app: App, entry: ToolEntry, spec: ToolSpec | None = None) -> Tool:
     """The SDK tool publishing `entry`; its spec is `spec`, or the family's, imported and
     checked against the entry at the first call."""
-    resolved = [] if spec is None else [spec]
+    resolved: list[ToolSpec] = []
 
     async def call(
         arguments: dict[str, Any], ctx: Context[Any, Any]
     ) -> CallToolResult | InputRequiredResult:
         if not resolved:
             try:
-                resolved.append(entry.load_spec())
+                # Off the event loop: a family and the runtime take 80-180 ms each to import,
+                # which would hold every other call and session of this server meanwhile.
+                loaded = await anyio.to_thread.run_sync(_load, entry, spec)
             except Exception:  # a stale catalogue, a family that fails to import: bugs
                 log.exception("tool %s cannot run", entry.name)
                 return envelope.failure(
@@ -64,7 +67,8 @@ def build_tool(app: App, entry: ToolEntry, spec: ToolSpec | None = None) -> Tool
                         "the server log has the details",
                     )
                 )
-        from adbwire.mcp import runtime  # noqa: PLC0415 - the device layer: not to list tools
+            resolved[:] = [loaded]
+        from adbwire.mcp import runtime  # noqa: PLC0415 - imported by _load, off the loop
 
         return await runtime.invoke(app, resolved[0], arguments, ctx)
 
@@ -80,3 +84,10 @@ def build_tool(app: App, entry: ToolEntry, spec: ToolSpec | None = None) -> Tool
         context_kwarg="ctx",
         annotations=entry.annotations,
     )
+
+
+def _load(entry: ToolEntry, spec: ToolSpec | None) -> ToolSpec:
+    """What a tool's first call needs: the runtime (the device layer) and its spec."""
+    from adbwire.mcp import runtime  # noqa: F401, PLC0415 - not to list the tools
+
+    return entry.load_spec() if spec is None else spec
