@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 from adb_shell.transport.tcp_transport import TcpTransport as _AdbShellTcpTransport
 
 from adbwire.errors import ConnectFailedError, DisconnectedError, UsageError
+from adbwire.wire.doorbell import Doorbell
 from adbwire.wire.timeouts import LONGEST_WAIT, Deadline
 from adbwire.wire.transport_protocols import (
     BatchWriter,
@@ -105,8 +106,7 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         self._partial: tuple[bytearray, int] | None = None
         """A `read_within` that ran out of time: its buffer and the bytes already in it."""
         self._poller: select.poll | None = None
-        self._interrupt_in: socket.socket | None = None
-        self._interrupt_out: socket.socket | None = None
+        self._doorbell: Doorbell | None = None
         self._tls: TlsChannel | None = None
 
     @property
@@ -138,12 +138,10 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock = sock
         if hasattr(select, "poll"):  # not on Windows: the reader thread reads there
-            self._interrupt_in, self._interrupt_out = socket.socketpair()
-            self._interrupt_in.setblocking(False)
-            self._interrupt_out.setblocking(False)
+            self._doorbell = Doorbell()
             self._poller = select.poll()
             self._poller.register(sock.fileno(), select.POLLIN)
-            self._poller.register(self._interrupt_in.fileno(), select.POLLIN)
+            self._poller.register(self._doorbell.fileno(), select.POLLIN)
 
     def _socket(self) -> socket.socket:
         if self._sock is None:
@@ -199,24 +197,22 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
 
     def _readable_before(self, until: float) -> bool:
         """Wait until the socket has bytes (True), `until` passes or an interrupt came."""
-        poller, interrupt = self._poller, self._interrupt_in
-        if poller is None or interrupt is None or self._sock is None:
+        poller, doorbell = self._poller, self._doorbell
+        if poller is None or doorbell is None or self._sock is None:
             raise DisconnectedError(f"{self.address}: not connected")
         wait_ms = -1 if until == math.inf else max(0, math.ceil((until - time.monotonic()) * 1000))
         ready = poller.poll(wait_ms)
         if not ready:
             return False
-        if any(fd == interrupt.fileno() for fd, _ in ready):
-            with contextlib.suppress(OSError):
-                interrupt.recv(64)
+        if any(fd == doorbell.fileno() for fd, _ in ready):
+            doorbell.drain()
             return False
         return True  # readable, hung up or in error: the receive says which
 
     def interrupt_read(self) -> None:
-        out = self._interrupt_out
-        if out is not None:
-            with contextlib.suppress(OSError):  # full: an interrupt is pending already
-                out.send(b"\0")
+        doorbell = self._doorbell
+        if doorbell is not None:
+            doorbell.ring()
 
     def _receive_into(self, view: memoryview) -> int:
         if self._tls is not None:
@@ -310,9 +306,8 @@ class TcpTransport(_AdbShellTcpTransport):  # type: ignore[misc]
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
             sock.close()
-        for end in (self._interrupt_in, self._interrupt_out):
-            if end is not None:
-                end.close()
+        if self._doorbell is not None:
+            self._doorbell.close()
         self._connection = cast(socket.socket, None)  # adb_shell's attribute
 
 
