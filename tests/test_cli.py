@@ -8,12 +8,14 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from adbwire.cli import main as cli_main
 from adbwire.cli.simulate import build_options
 from adbwire.testing import SimulatedDevice
+from adbwire.wire.recording import load_fixture
 from tests.conftest import CliRun
 
 Run = CliRun
@@ -158,3 +160,38 @@ def test_shell_exits_cleanly_while_forwarded_stdin_is_still_open(
             child.kill()
         out, err = child.stdout.read(), child.stderr.read()
     assert (child.returncode, out, err) == (3, b"done\n", b"")
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["--redact-serial", "shell", "ls"], ["--redact-serial=", "shell", "ls"]),
+        (["--redact-serial", "-s", "x", "shell"], ["--redact-serial=", "-s", "x", "shell"]),
+        (["--redact-serial", "wait-for-device"], ["--redact-serial=", "wait-for-device"]),
+        (["--redact-serial"], ["--redact-serial="]),
+        (["--redact-serial", "ABC123", "shell"], ["--redact-serial", "ABC123", "shell"]),
+        (["-s", "--redact-serial", "shell"], ["-s", "--redact-serial", "shell"]),
+        (["shell", "--redact-serial", "ls"], ["shell", "--redact-serial", "ls"]),
+    ],
+)
+def test_redact_serial_never_takes_the_command_word_as_its_value(
+    argv: list[str], expected: list[str]
+) -> None:
+    assert cli_main.normalise(argv) == expected
+    assert cli_main.command_module(argv) == cli_main.command_module(expected)
+
+
+@pytest.mark.parametrize(("value", "parsed"), [([], True), (["ABC123"], "ABC123")])
+def test_a_recording_with_redact_serial_before_the_command_runs_it(
+    adbwire: Run, sim_device: SimulatedDevice, tmp_path: Path, value: list[str], parsed: object
+) -> None:
+    record = tmp_path / "session.jsonl"
+    argv = ["-s", sim_device.serial, "--record", str(record), "--redact-serial", *value]
+    argv += ["shell", "-n", "echo", "hi"]
+    normalised = cli_main.normalise(argv)
+    args = cli_main.build_parser(normalised).parse_args(normalised)
+    assert (args.redact_serial, args.command) == (parsed, "shell")
+    status, out, err = adbwire(*argv)
+    assert (status, out) == (0, "hi\n"), err
+    # The simulator's banner names no serial: only a given one is there to redact.
+    assert load_fixture(record).header.serial_redacted == bool(value)

@@ -91,20 +91,51 @@ _VALUE_OPTIONS = frozenset(
     | {"--replay", "--record-note", "--record-origin"}
 )
 _OPTIONAL_VALUE = "--redact-serial"
-"""Takes the next word as its value unless that word is an option (nargs='?')."""
+"""Takes the next word as its value unless that word is an option or a command word."""
+ALL_SERIALS = "--redact-serial="
+"""`--redact-serial` with no value, as `normalise` spells it for argparse."""
+
+
+def _is_command_word(token: str) -> bool:
+    words = (entry.word for entry in COMMANDS if isinstance(entry, Command))
+    return token in words or token.startswith(tuple(WORD_PREFIXES))
+
+
+def normalise(argv: Sequence[str]) -> list[str]:
+    """`--redact-serial` followed by a command word takes no value: argparse's nargs='?'
+    would swallow the command (`--record f --redact-serial shell ls`)."""
+    result = list(argv)
+    skip = False
+    for index, token in enumerate(result):
+        if skip:
+            skip = False
+        elif token in _VALUE_OPTIONS:
+            skip = True
+        elif token == _OPTIONAL_VALUE:
+            following = result[index + 1] if index + 1 < len(result) else "-"
+            if following.startswith("-") or _is_command_word(following):
+                result[index] = ALL_SERIALS
+            else:
+                skip = True
+        elif not token.startswith("-"):
+            break  # the command: its own arguments are not ours to rewrite
+    return result
+
+
+def redact_serial_value(value: str) -> str | bool:
+    """argparse type of --redact-serial: empty (no serial given) redacts the device's own."""
+    return value or True
 
 
 def command_module(argv: Sequence[str]) -> str | None:
     """The module (under adbwire.cli) of the command `argv` runs; None when it names none."""
     words = {entry.word: entry.module for entry in COMMANDS if isinstance(entry, Command)}
     skip = False
-    for index, token in enumerate(argv):
+    for token in normalise(argv):
         if skip:
             skip = False
-        elif token in _VALUE_OPTIONS:
+        elif token in _VALUE_OPTIONS or token == _OPTIONAL_VALUE:
             skip = True
-        elif token == _OPTIONAL_VALUE:
-            skip = index + 1 < len(argv) and not argv[index + 1].startswith("-")
         elif token in words:
             return words[token]
         elif not token.startswith("-"):
@@ -174,6 +205,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
         nargs="?",
         const=True,
         default=False,
+        type=redact_serial_value,
         metavar="SERIAL",
         help="replace the device serial in the recording with X's",
     )
@@ -236,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from adbwire.errors import AdbwireError, Fault  # noqa: PLC0415
 
+    argv = normalise(argv)
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"
