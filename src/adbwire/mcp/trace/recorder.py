@@ -38,11 +38,12 @@ from adbwire.device.screen.history import ScreenHistory
 from adbwire.device.screen.path_choice import CapturePaths
 from adbwire.device.screen.scaling import Reductions
 from adbwire.device.ui import compact_tree
-from adbwire.errors import AdbwireError
+from adbwire.errors import AdbwireError, DeviceQueueFullError
 from adbwire.mcp.safety.audit import now_iso, redact_secrets, shorten_arguments
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.trace import extract
 from adbwire.mcp.trace.writer import Capture, Shot, TraceWriter
+from adbwire.wire.aio import DeviceLane
 from adbwire.wire.client import AdbClient
 
 if TYPE_CHECKING:
@@ -172,9 +173,10 @@ class TracedCall:
         later = None
         if self._acting and self._call.serial is not None:
             paths = _history(self._call).capture_paths(self._call.serial)
-            later = ("after", functools.partial(_grab, self._call.client, paths))
+            lane = self._call.app.devices.lane(self._call.serial)
+            later = ("after", functools.partial(_grab_unless_busy, lane, self._call.client, paths))
         record["trace_ms"] = round((self._overhead + time.monotonic() - began) * 1000)
-        taken = await anyio.to_thread.run_sync(self._submit, later)
+        taken = self._submit(later)  # never blocks: a full queue drops the step
         if later is not None and self._call.serial is not None:
             self._recorder.taking_after(self._call.serial, taken)
 
@@ -184,16 +186,14 @@ class TracedCall:
         record["duration_ms"] = round((time.monotonic() - self._started) * 1000)
         record["device"] = self._call.serial
         record["outcome"] = "cancelled"
-        self._submit(wait=False)  # on the event loop: never block it
+        self._submit()
 
     # ------------------------------------------------------------------ the parts
 
-    def _submit(
-        self, later: tuple[str, Capture] | None = None, *, wait: bool = True
-    ) -> threading.Event:
+    def _submit(self, later: tuple[str, Capture] | None = None) -> threading.Event:
         if self._missing:
             self._record["screens"] = {k: {"missing": v} for k, v in self._missing.items()}
-        return self._writer.submit(self._record, self._shots, later, wait=wait)
+        return self._writer.submit(self._record, self._shots, later)
 
     async def _describe(self, result: CallToolResult) -> None:
         record = self._record
@@ -270,6 +270,14 @@ def _grab(client: AdbClient, paths: CapturePaths) -> Shot:
         return shot
     finally:
         lease.give_back()
+
+
+def _grab_unless_busy(lane: DeviceLane, client: AdbClient, paths: CapturePaths) -> Shot:
+    """The screen after an action, on the writer's thread: skipped while the device's lane
+    has calls running or waiting (a hung device would hold the writer for every step)."""
+    if lane.running or lane.waiting:
+        raise DeviceQueueFullError("skipped: the device was busy with other calls")
+    return _grab(client, paths)
 
 
 def _shot_from_image(data: str) -> Shot | None:

@@ -34,7 +34,8 @@ MIN_BUDGET_BYTES = 64 * 1024
 END_RESERVE = 256
 """Bytes kept for the closing line, whatever the steps used."""
 QUEUE_SIZE = 16
-"""Calls waiting for the writer thread; a full queue makes the next call wait (bounded memory)."""
+"""Calls waiting for the writer thread; a call that finds it full is counted as dropped, never
+waits (bounded memory, and a writer stuck on a hung device's screen stalls no call)."""
 WEBP_QUALITY = 70
 CLOSE_TIMEOUT = 30.0
 
@@ -119,19 +120,16 @@ class TraceWriter:
         record: dict[str, Any],
         shots: dict[str, Shot],
         later: tuple[str, Capture] | None = None,
-        *,
-        wait: bool = True,
     ) -> threading.Event:
         """Queue a finished call (`record` gets its ``screens`` when written), and `later`,
-        a screen to take first on the writer's thread; blocks while the queue is full
-        (without `wait`, a full queue counts the call as dropped). The event is set once
-        that screen is taken (or failed)."""
+        a screen to take first on the writer's thread. Never blocks: a full queue counts the
+        call as dropped. The event is set once that screen is taken (or failed, or dropped)."""
         job = _Job(record, shots, later)
         if self._closed:
             job.taken.set()
             return job.taken
         try:
-            self._queue.put(job, block=wait)
+            self._queue.put_nowait(job)
         except queue.Full:
             with self._count_lock:
                 self.dropped_steps += 1
