@@ -4,6 +4,7 @@ pulled and removed from the device; usage errors and early ends reported."""
 from __future__ import annotations
 
 import struct
+import threading
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -11,9 +12,10 @@ from types import SimpleNamespace
 import pytest
 
 from adbwire.device import recording
-from adbwire.device.errors import AlreadyExistsError, NotFoundError
+from adbwire.device.errors import AlreadyExistsError, NotFoundError, VerificationError
 from adbwire.errors import CommandFailedError, UsageError
 from tests.device.ui_sim import simulated
+from tests.mcp.harness import WAIT
 
 
 def boxes(data: bytes) -> dict[bytes, bytes]:
@@ -108,3 +110,31 @@ def test_a_recording_that_cannot_start_says_why(tmp_path: Path) -> None:
             recorder.stop(sim.client, tmp_path / "none.mp4", cap=1 << 20, progress=None)
         assert recorder.running(sim.client.serial) is None
         assert not (tmp_path / "none.mp4").exists()
+
+
+def test_a_stream_that_opens_after_the_start_gave_up_is_stopped_and_removed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    removed = threading.Event()
+    original_remove = recording._remove
+
+    def remove(client: object, late: recording.Recording) -> None:
+        original_remove(client, late)  # type: ignore[arg-type]
+        removed.set()
+
+    monkeypatch.setattr(recording, "START_SECONDS", 0.05)
+    monkeypatch.setattr(recording, "_remove", remove)
+    with simulated("notes_list") as sim:
+        recorder = recording.Recorder()
+        sim.device.faults.response_delay = 0.3  # the shell stream opens after the start gives up
+        with pytest.raises(VerificationError, match="did not start"):
+            recorder.start(sim.client, max_seconds=60)
+        assert recorder.running(sim.client.serial) is None
+        assert removed.wait(WAIT)  # the late stream: SIGINT, ended, its file removed
+        sim.device.faults.response_delay = 0.0
+        assert not [p for p in sim.userland.state.processes.values() if p.name == "screenrecord"]
+        assert [
+            n for n, _ in sim.userland.device.files.listdir("/data/local/tmp") if n.endswith(".mp4")
+        ] == []
+        names = [call[:2] for call in sim.userland.calls]
+        assert ["screenrecord", "--time-limit"] in names and ["kill", "-2"] in names

@@ -8,6 +8,9 @@ from the device. Its process id is the one ``pidof screenrecord`` lists that was
 before we started it, asked once when its stream is open (and again at stop if it was not
 listed yet): a fixed number of requests, so a recorded session replays. The file is
 ``adbwire-recording-N.mp4``, the first N not on the device.
+
+A stream that opens only after the start gave up (`START_SECONDS`) is not left behind: its
+thread sends screenrecord SIGINT, waits for it to end and removes the file.
 """
 
 from __future__ import annotations
@@ -73,6 +76,24 @@ class Recording:
     opened: threading.Event = field(default_factory=threading.Event)
     settled: threading.Event = field(default_factory=threading.Event)
     """Set once the stream opened or the thread ended, whichever came first."""
+    abandoned: bool = False
+    """The start gave up on it: a stream opening later is stopped and its file removed."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def mark_opened(self) -> bool:
+        """The stream is open; False if the start already gave up on it."""
+        with self._lock:
+            if self.abandoned:
+                return False
+            self.opened.set()
+            self.settled.set()
+            return True
+
+    def abandon(self) -> bool:
+        """The start failed: whether the stream was already open (the caller stops it)."""
+        with self._lock:
+            self.abandoned = True
+            return self.opened.is_set()
 
     @property
     def said(self) -> str:
@@ -148,6 +169,10 @@ class Recorder:
             _confirm_started(client, recording)
         except BaseException:
             self._forget(recording)
+            if recording.abandon():  # open: stop it here; else its thread does when it opens
+                with contextlib.suppress(AdbwireError):
+                    _finish(client, recording)
+                _remove(client, recording)
             raise
         return recording
 
@@ -197,11 +222,14 @@ class Recorder:
 def _record(client: AdbClient, argv: list[str], recording: Recording) -> None:
     """The thread that keeps screenrecord's shell stream open until it exits."""
     deadline = Deadline(recording.max_seconds + STOP_SECONDS + 60, "screenrecord")
+    abandoned = False
     try:
         with client.start_shell(shell_quote.join(argv), max_output=MAX_OUTPUT) as process:
-            recording.opened.set()
-            recording.settled.set()
+            abandoned = not recording.mark_opened()
             process.close_stdin(deadline)
+            if abandoned:  # opened after the start gave up: end it now
+                _interrupt(client, recording)
+                deadline = Deadline(STOP_SECONDS, "screenrecord after SIGINT")
             for _channel, data in process.output(deadline):
                 recording.output += data[: MAX_OUTPUT - len(recording.output)]
             recording.exit_code = process.exit_code
@@ -211,6 +239,8 @@ def _record(client: AdbClient, argv: list[str], recording: Recording) -> None:
         recording.ended = time.monotonic()
         recording.done.set()
         recording.settled.set()
+        if abandoned:
+            _remove(client, recording)
 
 
 def _confirm_started(client: AdbClient, recording: Recording) -> None:
@@ -233,15 +263,20 @@ def _finish(client: AdbClient, recording: Recording) -> None:
     """SIGINT, then wait for screenrecord to write the MP4's index and exit."""
     if recording.done.is_set():
         return
+    _interrupt(client, recording)
+    if not recording.done.wait(STOP_SECONDS):
+        raise VerificationError(
+            f"screenrecord (pid {recording.pid}) did not end within {STOP_SECONDS:g}s of SIGINT"
+        )
+
+
+def _interrupt(client: AdbClient, recording: Recording) -> None:
+    """SIGINT to our screenrecord (its pid found now if it was not listed yet)."""
     if recording.pid is None:
         new = _pids(client) - recording.before
         recording.pid = max(new) if new else None
     if recording.pid is not None:
         commands.run(client, ["kill", "-2", str(recording.pid)], timeout=10.0)
-    if not recording.done.wait(STOP_SECONDS):
-        raise VerificationError(
-            f"screenrecord (pid {recording.pid}) did not end within {STOP_SECONDS:g}s of SIGINT"
-        )
 
 
 def _exists(client: AdbClient, recording: Recording) -> bool:
