@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from adbwire.device import heavy_jobs
 from adbwire.device.heavy_jobs import (
     MAX_HOLDER_BYTES,
     HeavyJobBusyError,
@@ -116,3 +119,60 @@ def test_the_lock_file_is_private_and_emptied_after_the_job(state_dir: Path) -> 
         assert path.stat().st_mode & 0o077 == 0
         assert path.parent.stat().st_mode & 0o077 == 0
     assert path.read_bytes() == b""
+
+
+@pytest.fixture
+def fresh_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(heavy_jobs, "_resolved", {})
+
+
+@pytest.mark.usefixtures("fresh_names")
+def test_every_spelling_of_one_tcp_device_shares_its_lock() -> None:
+    with heavy_job("127.0.0.1:5555", "install_apk a.apk"):
+        for spelling in (
+            "localhost:5555",
+            "[::1]:5555",
+            "LOCALHOST:05555",
+            "[::ffff:127.0.0.1]:5555",
+        ):
+            with pytest.raises(HeavyJobBusyError), heavy_job(spelling, "install_apk b.apk"):
+                pytest.fail(f"{spelling} got a lock of its own")
+        for other in ("127.0.0.1:5556", "10.0.0.2:5555", "emulator-5554", "R58M12ABCDE"):
+            with heavy_job(other, "install_apk c.apk"):
+                pass
+    assert heavy_jobs.device_key("[2001:DB8::0001]:5555") == "[2001:db8::1]:5555"
+    assert heavy_jobs.device_key("emulator-5554") == "emulator-5554"
+
+
+@pytest.mark.usefixtures("fresh_names")
+def test_a_host_name_is_keyed_by_its_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    def resolver(host: str, *_: object, **__: object) -> list[tuple[object, ...]]:
+        assert host == "phone.lan"
+        return [(socket.AF_INET6, 0, 0, "", ("2001:db8::7", 0, 0, 0)),
+                (socket.AF_INET, 0, 0, "", ("10.0.0.7", 0))]  # fmt: skip
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolver)
+    assert lock_path("Phone.LAN:5555") == lock_path("10.0.0.7:5555")
+
+
+@pytest.mark.usefixtures("fresh_names")
+def test_a_resolver_that_hangs_costs_a_bounded_wait_then_the_name_is_the_key(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    release, asked = threading.Event(), threading.Event()
+    calls: list[str] = []
+
+    def hung(host: str, *_: object, **__: object) -> list[tuple[object, ...]]:
+        calls.append(host)
+        asked.set()
+        release.wait(30)
+        return [(socket.AF_INET, 0, 0, "", ("10.0.0.9", 0))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", hung)
+    try:
+        assert heavy_jobs.device_key("slow.lan:5555") == "slow.lan:5555"
+        assert asked.is_set() and not release.is_set()  # returned while the look-up hung
+        assert heavy_jobs.device_key("slow.lan:5555") == "slow.lan:5555"
+        assert calls == ["slow.lan"]  # not asked again for a while
+    finally:
+        release.set()

@@ -14,15 +14,25 @@ to say who holds the device. A refusal is immediate, never a wait: the caller de
 whether to retry. Lock files are never deleted (deleting a locked file lets a third process
 lock a new file of the same name while the second still waits on the old one). Checked on
 Linux; the Windows branch (msvcrt byte locks) has not been run.
+
+A device reached over TCP has several spellings (``127.0.0.1:5555``, ``localhost:5555``,
+``[::1]:5555``): its lock is keyed by `device_key`, the address its host resolves to (any
+loopback address counts as one) and the port. A host name is resolved within
+`RESOLVE_SECONDS`; one that does not resolve in time is keyed by its lower-cased name.
+USB and emulator serials are keyed as they are.
 """
 
 from __future__ import annotations
 
 import hashlib
+import ipaddress
 import json
 import os
 import re
+import socket
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -37,6 +47,14 @@ MAX_HOLDER_BYTES = 4096
 """A lock file is written by adbwire, but any local process could have written it: only
 this much is read, and only well-typed fields are believed."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_HOST_PORT = re.compile(r"^(?:\[(?P<v6>[^\]]+)\]|(?P<host>[^:\[\]]+)):(?P<port>\d{1,5})$")
+RESOLVE_SECONDS = 0.5
+"""How long a lock waits for a host name to resolve before keying by the name itself."""
+UNRESOLVED_SECONDS = 60.0
+"""A name that did not resolve is keyed by itself this long before it is looked up again."""
+_resolved: dict[str, tuple[str, float]] = {}
+"""Name -> (key, until when it holds; inf for an address found)."""
+_resolved_lock = threading.Lock()
 
 
 def state_directory() -> Path:
@@ -50,11 +68,70 @@ def state_directory() -> Path:
     return Path(base) / "adbwire"
 
 
+def device_key(serial: str) -> str:
+    """One spelling per device: ``ADDRESS:PORT`` for a HOST:PORT serial (loopback addresses
+    as ``loopback``, IPv6 in brackets), else the serial itself."""
+    match = _HOST_PORT.match(serial)
+    if match is None or not 0 < int(match["port"]) < 65536:
+        return serial
+    host = match["v6"] or match["host"]
+    address = _literal(host)
+    if address is None:
+        address = _resolve(host.lower())
+    return f"{address}:{int(match['port'])}"
+
+
+def _literal(host: str) -> str | None:
+    """An IP address written out, in one form; None for a host name."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_loopback:
+        return "loopback"
+    return f"[{ip.compressed}]" if ip.version == 6 else ip.compressed
+
+
+def _resolve(name: str) -> str:
+    """`name`'s address (IPv4 first), within `RESOLVE_SECONDS`; else the name itself."""
+    with _resolved_lock:
+        known = _resolved.get(name)
+    if known is not None and time.monotonic() < known[1]:
+        return known[0]
+    found: list[str] = []
+
+    def look_up() -> None:  # a daemon thread: a resolver that hangs keeps no caller
+        try:
+            infos = socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP)
+        except (OSError, UnicodeError):
+            return
+        addresses = [str(info[4][0]) for info in infos]
+        addresses.sort(key=lambda a: ":" in a)  # IPv4 first
+        literals = [_literal(a) for a in addresses]
+        found.extend(a for a in literals if a is not None)
+
+    thread = threading.Thread(target=look_up, name="adbwire-resolve", daemon=True)
+    thread.start()
+    thread.join(RESOLVE_SECONDS)
+    if thread.is_alive() or not found:
+        address, until = name, time.monotonic() + UNRESOLVED_SECONDS
+    else:
+        address = "loopback" if "loopback" in found else found[0]
+        until = float("inf")
+    with _resolved_lock:
+        _resolved[name] = (address, until)
+    return address
+
+
 def lock_path(serial: str) -> Path:
-    """The lock file of one device: a readable prefix of the serial plus a hash of all of
-    it, so serials that differ only in characters a file name cannot hold stay apart."""
-    readable = _UNSAFE.sub("_", serial)[:40]
-    digest = hashlib.sha256(serial.encode("utf-8", "surrogateescape")).hexdigest()[:12]
+    """The lock file of one device (all spellings of it: `device_key`): a readable prefix
+    of its key plus a hash of all of it, so keys that differ only in characters a file name
+    cannot hold stay apart."""
+    key = device_key(serial)
+    readable = _UNSAFE.sub("_", key)[:40]
+    digest = hashlib.sha256(key.encode("utf-8", "surrogateescape")).hexdigest()[:12]
     return state_directory() / "locks" / f"{readable}-{digest}.lock"
 
 
