@@ -9,50 +9,52 @@ from pathlib import Path
 import anyio
 import pytest
 
-from adbwire.device.screen.path_choice import CapturePaths
 from adbwire.errors import DeviceQueueFullError
 from adbwire.mcp.trace import recorder as recorder_module
 from adbwire.mcp.trace import start_trace
 from adbwire.mcp.trace.format import read_trace
-from adbwire.mcp.trace.writer import QUEUE_SIZE, Shot
+from adbwire.mcp.trace.writer import QUEUE_SIZE
+from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
+from adbwire.testing.hostile.userland import Invocation, Rule, hostile_userland
 from adbwire.wire.aio import DeviceLane
-from adbwire.wire.client import AdbClient
-from tests.mcp.harness import WAIT, connected, make_app, simulated
+from tests.mcp.harness import WAIT, connected, make_app
 
 
 async def test_calls_return_while_the_writer_is_stuck_on_a_frozen_screen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    frozen = threading.Event()
-    release = threading.Event()
-    original = recorder_module._grab
+    """The tap freezes the device's screencap (stall fault): the writer hangs on the screen
+    after it (for longer than the test's bound), and calls after it fill the queue."""
+    monkeypatch.setattr(recorder_module, "CAPTURE_TIMEOUT", 3 * WAIT)
+    frozen: list[SimulatedDevice] = []
 
-    def frozen_after(client: AdbClient, paths: CapturePaths) -> Shot:
-        if threading.current_thread().name == "adbwire-trace":  # the device stops answering
-            frozen.set()
-            release.wait(WAIT)
-        return original(client, paths)
+    def tap_then_freeze(call: Invocation) -> int:
+        frozen[0].faults.stall("exec:screencap")
+        return 0
 
-    monkeypatch.setattr(recorder_module, "_grab", frozen_after)
+    userland = hostile_userland(
+        Rule(lambda line: line.strip().startswith("input tap"), tap_then_freeze)
+    )
     calls = QUEUE_SIZE + 4
-    with simulated() as (device,):
+    with running_device(DeviceOptions(auth_required=False), userland) as device:
+        frozen.append(device)
         app = make_app([device])
         app.trace = start_trace(tmp_path / "trace")
         try:
             async with connected(app) as client:
                 assert not (await client.call_tool("tap", {"x": 10, "y": 10})).is_error
-                await anyio.to_thread.run_sync(frozen.wait, WAIT)
                 for _ in range(calls):  # the queue fills up; none of them waits for it
                     with anyio.fail_after(WAIT):
                         result = await client.call_tool("get_property", {"name": "ro.serialno"})
                     assert not result.is_error
-                assert not release.is_set()  # the writer was stuck all along
+                assert device.faults.stalled_services  # still frozen all along
         finally:
-            release.set()
+            device.faults.release_stalls()
         await anyio.to_thread.run_sync(app.close)
     trace = read_trace(tmp_path / "trace")
     assert len(trace.steps) + trace.dropped_steps == 1 + calls
     assert trace.dropped_steps >= calls - QUEUE_SIZE
+    assert "file" in trace.steps[0]["screens"]["before"]
 
 
 async def test_the_screen_after_is_skipped_while_the_device_is_busy() -> None:
