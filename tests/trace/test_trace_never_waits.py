@@ -12,8 +12,9 @@ import pytest
 from adbwire.errors import DeviceQueueFullError
 from adbwire.mcp.trace import recorder as recorder_module
 from adbwire.mcp.trace import start_trace
+from adbwire.mcp.trace import writer as writer_module
 from adbwire.mcp.trace.format import read_trace
-from adbwire.mcp.trace.writer import QUEUE_SIZE
+from adbwire.mcp.trace.writer import QUEUE_SIZE, Shot, TraceWriter
 from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
 from adbwire.testing.hostile.userland import Invocation, Rule, hostile_userland
 from adbwire.wire.aio import DeviceLane
@@ -73,3 +74,26 @@ async def test_the_screen_after_is_skipped_while_the_device_is_busy() -> None:
                 recorder_module._grab_unless_busy(lane, None, None)  # type: ignore[arg-type]
         finally:
             done.set()
+
+
+def test_closing_behind_a_stuck_capture_and_a_full_queue_is_bounded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(writer_module, "CLOSE_TIMEOUT", 0.2)
+    release, entered = threading.Event(), threading.Event()
+
+    def stuck() -> Shot:
+        entered.set()
+        release.wait(WAIT)
+        raise TimeoutError("released")
+
+    writer = TraceWriter(tmp_path / "t")
+    try:
+        taken = writer.submit({"kind": "step", "index": writer.next_index()}, {}, ("after", stuck))
+        assert entered.wait(WAIT)
+        for _ in range(QUEUE_SIZE):  # the queue is full
+            writer.submit({"kind": "step", "index": writer.next_index()}, {})
+        writer.close()  # gives up after CLOSE_TIMEOUT instead of waiting for the capture
+        assert not release.is_set() and not taken.is_set()
+    finally:
+        release.set()

@@ -10,12 +10,14 @@ Nothing here may fail a tool call: a disk error is logged once and ends the reco
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
 import json
 import logging
 import os
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,9 +146,11 @@ class TraceWriter:
         if self._closed:
             return
         self._closed = True
-        self._queue.put(None)
-        self._thread.join(CLOSE_TIMEOUT)
-        if self._thread.is_alive():  # pragma: no cover - a disk that hangs for 30 s
+        deadline = time.monotonic() + CLOSE_TIMEOUT
+        with contextlib.suppress(queue.Full):  # a full queue behind a stuck capture
+            self._queue.put(None, timeout=CLOSE_TIMEOUT)
+        self._thread.join(max(0.0, deadline - time.monotonic()))
+        if self._thread.is_alive():
             log.error("the trace writer did not finish within %s s", CLOSE_TIMEOUT)
             return
         self._append({"kind": "end", "steps": self._steps, "dropped_steps": self.dropped_steps})
