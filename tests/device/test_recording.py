@@ -138,3 +138,25 @@ def test_a_stream_that_opens_after_the_start_gave_up_is_stopped_and_removed(
         ] == []
         names = [call[:2] for call in sim.userland.calls]
         assert ["screenrecord", "--time-limit"] in names and ["kill", "-2"] in names
+
+
+def test_a_start_that_fails_once_the_stream_is_open_stops_it_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def gives_up_late(client: object, started: recording.Recording) -> None:
+        assert started.opened.wait(WAIT)  # open, then the start fails all the same
+        raise VerificationError("screenrecord did not start in time")
+
+    monkeypatch.setattr(recording, "_confirm_started", gives_up_late)
+    with simulated("notes_list") as sim:
+        recorder = recording.Recorder()
+        with pytest.raises(VerificationError):
+            recorder.start(sim.client, max_seconds=60)
+        assert recorder.running(sim.client.serial) is None
+        names = [call[:2] for call in sim.userland.calls]
+        assert ["kill", "-2"] in names and ["rm", "-f"] in names  # ended, then removed
+        assert names.index(["kill", "-2"]) < names.index(["rm", "-f"])
+        assert not [p for p in sim.userland.state.processes.values() if p.name == "screenrecord"]
+        assert [
+            n for n, _ in sim.userland.device.files.listdir("/data/local/tmp") if n.endswith(".mp4")
+        ] == []
