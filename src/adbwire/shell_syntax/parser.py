@@ -94,9 +94,7 @@ class _Parser(Clauses):
 
     def at_end_of_list(self) -> bool:
         return (
-            self.peek() is None
-            or self.peek_op(")", *CASE_ENDS)
-            or self.peek_keyword(*TERMINATORS)
+            self.peek() is None or self.peek_op(")", *CASE_ENDS) or self.peek_keyword(*TERMINATORS)
         )
 
     def and_or(self) -> AndOr:
