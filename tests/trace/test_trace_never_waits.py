@@ -33,8 +33,16 @@ async def test_calls_return_while_the_writer_is_stuck_on_a_frozen_screen(
         frozen[0].faults.stall("exec:screencap")
         return 0
 
+    frozen_capture = threading.Event()
+
+    def capture_after_the_freeze(call: Invocation) -> int:
+        if frozen[0].faults.stalled_services:
+            frozen_capture.set()  # the writer has passed its busy check and is capturing
+        return call.userland.run(call.command, call.io, pty=call.pty)
+
     userland = hostile_userland(
-        Rule(lambda line: line.strip().startswith("input tap"), tap_then_freeze)
+        Rule(lambda line: line.strip().startswith("input tap"), tap_then_freeze),
+        Rule(lambda line: line.strip().startswith("screencap"), capture_after_the_freeze),
     )
     calls = QUEUE_SIZE + 4
     with running_device(DeviceOptions(auth_required=False), userland) as device:
@@ -44,6 +52,9 @@ async def test_calls_return_while_the_writer_is_stuck_on_a_frozen_screen(
         try:
             async with connected(app) as client:
                 assert not (await client.call_tool("tap", {"x": 10, "y": 10})).is_error
+                # The writer must be stuck before the calls start: while they run in the
+                # device's lane, the screen after the tap would be skipped (device busy).
+                assert await anyio.to_thread.run_sync(frozen_capture.wait, WAIT)
                 for _ in range(calls):  # the queue fills up; none of them waits for it
                     with anyio.fail_after(WAIT):
                         result = await client.call_tool("get_property", {"name": "ro.serialno"})
