@@ -17,28 +17,13 @@ def find_closing_brace(src: str, start: int) -> int:
     """Index of the `}` that closes a `${` whose inside starts at `start`."""
     i = start
     while i < len(src):
-        ch = src[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "'":
-            end = src.find("'", i + 1)
-            if end < 0:
-                break
-            i = end + 1
-            continue
-        if ch == '"':
-            i = _skip_double(src, i + 1)
-            continue
-        if src.startswith("${", i):
-            i = find_closing_brace(src, i + 2) + 1
-            continue
-        if src.startswith("$(", i):
-            i = find_closing_paren(src, i + 2) + 1
-            continue
-        if ch == "}":
+        skipped = _skip_escape_or_quote(src, i, nested=True)
+        if skipped is not None:
+            i = skipped
+        elif src[i] == "}":
             return i
-        i += 1
+        else:
+            i += 1
     raise ShellSyntaxError("missing '}'", incomplete=True)
 
 
@@ -47,19 +32,11 @@ def find_closing_paren(src: str, start: int) -> int:
     depth = 1
     i = start
     while i < len(src):
+        skipped = _skip_escape_or_quote(src, i, nested=False)
+        if skipped is not None:
+            i = skipped
+            continue
         ch = src[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "'":
-            end = src.find("'", i + 1)
-            if end < 0:
-                break
-            i = end + 1
-            continue
-        if ch == '"':
-            i = _skip_double(src, i + 1)
-            continue
         if ch == "(":
             depth += 1
         elif ch == ")":
@@ -68,6 +45,25 @@ def find_closing_paren(src: str, start: int) -> int:
                 return i
         i += 1
     raise ShellSyntaxError("missing ')'", incomplete=True)
+
+
+def _skip_escape_or_quote(src: str, i: int, *, nested: bool) -> int | None:
+    """Past what starts at `i` if it is a backslash escape or a quoted string (and, when
+    `nested`, a `${…}` or `$(…)`); None when it is none of those. An unclosed single
+    quote is skipped to the end: the caller then reports its own missing bracket."""
+    ch = src[i]
+    if ch == "\\":
+        return i + 2
+    if ch == "'":
+        end = src.find("'", i + 1)
+        return len(src) if end < 0 else end + 1
+    if ch == '"':
+        return _skip_double(src, i + 1)
+    if nested and src.startswith("${", i):
+        return find_closing_brace(src, i + 2) + 1
+    if nested and src.startswith("$(", i):
+        return find_closing_paren(src, i + 2) + 1
+    return None
 
 
 def _skip_double(src: str, i: int) -> int:

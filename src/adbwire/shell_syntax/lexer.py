@@ -55,6 +55,7 @@ CONTROL_OPS = ("&&", "||", ";;", ";&", ";|", ";", "&", "|", "(", ")")
 _SPECIAL_PARAMS = "?$#@*!-0123456789"
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _METACHARS = " \t\n;&|()<>"
+_QUOTE_OR_EXPANSION = "'\"$`"
 
 
 def tokenize(source: str) -> list[Token]:
@@ -176,20 +177,9 @@ class _Lexer:
                     continue
                 flush()
                 parts.append(Lit(nxt, True))
-            elif ch == "'":
-                end = src.find("'", self.pos + 1)
-                if end < 0:
-                    raise ShellSyntaxError("no closing quote", incomplete=True)
+            elif ch in _QUOTE_OR_EXPANSION:
                 flush()
-                parts.append(Lit(src[self.pos + 1 : end], True))
-                self.pos = end + 1
-            elif ch == '"':
-                flush()
-                self.pos += 1
-                parts.extend(self._double_quoted())
-            elif ch in "$`":
-                flush()
-                parts.append(self._dollar(quoted=False))
+                parts.extend(self._quote_or_expansion(ch))
             else:
                 buf.append(ch)
                 self.pos += 1
@@ -299,6 +289,22 @@ class _Lexer:
             parts.append(Lit("".join(buf), True))
         return parts
 
+    def _quote_or_expansion(self, ch: str) -> list[Part]:
+        """At `ch` (one of _QUOTE_OR_EXPANSION) in a word: a single- or double-quoted
+        string, or a `$`/backquote expansion, read whole."""
+        src = self.src
+        if ch == "'":
+            end = src.find("'", self.pos + 1)
+            if end < 0:
+                raise ShellSyntaxError("no closing quote", incomplete=True)
+            text = src[self.pos + 1 : end]
+            self.pos = end + 1
+            return [Lit(text, True)]
+        if ch == '"':
+            self.pos += 1
+            return self._double_quoted()
+        return [self._dollar(quoted=False)]
+
     def param_word_parts(self, quoted: bool) -> list[Part]:
         """The word of `${name OP word}`: inside double quotes, read as their inside;
         otherwise quotes, backslashes and expansions as in a word, blanks kept."""
@@ -319,20 +325,9 @@ class _Lexer:
                 flush()
                 parts.append(Lit(src[self.pos + 1], True))
                 self.pos += 2
-            elif ch == "'":
-                end = src.find("'", self.pos + 1)
-                if end < 0:
-                    raise ShellSyntaxError("no closing quote", incomplete=True)
+            elif ch in _QUOTE_OR_EXPANSION:
                 flush()
-                parts.append(Lit(src[self.pos + 1 : end], True))
-                self.pos = end + 1
-            elif ch == '"':
-                flush()
-                self.pos += 1
-                parts.extend(self._double_quoted())
-            elif ch in "$`":
-                flush()
-                parts.append(self._dollar(quoted=False))
+                parts.extend(self._quote_or_expansion(ch))
             else:
                 buf.append(ch)
                 self.pos += 1
