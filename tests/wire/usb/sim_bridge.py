@@ -57,7 +57,8 @@ def usb_bridge(device: FakeDevice, address: tuple[str, int]) -> Iterator[list[Ba
         except EOFError:
             pass
         except BaseException as exc:
-            errors.append(exc)
+            if not stop.is_set():  # once stopping, the socket closes under a late sendall
+                errors.append(exc)
         finally:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_WR)
@@ -81,6 +82,7 @@ def usb_bridge(device: FakeDevice, address: tuple[str, int]) -> Iterator[list[Ba
         yield errors
     finally:
         stop.set()
+        threads[0].join(timeout=5)  # polls `stop`: done before the socket goes away
         with contextlib.suppress(OSError):
             sock.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in recv
         sock.close()
