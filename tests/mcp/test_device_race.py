@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import anyio
 import anyio.to_thread
@@ -20,6 +20,7 @@ from adbwire.mcp.runtime import connect_checked
 from adbwire.testing import DeviceOptions, SimulatedDevice
 from adbwire.wire import aio
 from adbwire.wire.client import AdbClient
+from adbwire.wire.protocol_events import ConnectionState
 from tests.mcp.harness import WAIT, connected, data_of, error_of, make_app
 
 CALLERS = 16
@@ -232,3 +233,43 @@ async def test_a_call_cancelled_while_its_device_connects_leaves_the_connection_
     finally:
         release.set()
         app.close()
+
+
+def test_settling_waits_for_a_connection_under_way(phoenix: Phoenix) -> None:
+    registry = DeviceRegistry(list)
+    release = threading.Event()
+
+    def slow_opener(on_state: object) -> AdbClient:
+        release.wait(WAIT)
+        return AdbClient.connect_tcp(phoenix.serial, [])
+
+    registry._add(phoenix.serial, "tcp", slow_opener)
+    try:
+        registry.settle(0.05)  # bounded: the attempt is still held back
+        assert [record.state for record in registry.records()] == ["connecting"]
+        release.set()
+        registry.settle(WAIT)
+        assert [record.state for record in registry.records()] == ["device"]
+    finally:
+        release.set()
+        registry.close()
+
+
+def test_settling_does_not_wait_for_a_device_awaiting_authorization(phoenix: Phoenix) -> None:
+    registry = DeviceRegistry(list)
+    release = threading.Event()
+
+    def unauthorized_opener(on_state: Callable[[ConnectionState], None]) -> AdbClient:
+        on_state(ConnectionState.UNAUTHORIZED)
+        release.wait(WAIT)  # the user has not answered the dialog yet
+        return AdbClient.connect_tcp(phoenix.serial, [])
+
+    registry._add(phoenix.serial, "tcp", unauthorized_opener)
+    try:
+        finished = threading.Event()
+        threading.Thread(target=lambda: (registry.settle(WAIT), finished.set())).start()
+        assert finished.wait(WAIT / 2)
+        assert [record.state for record in registry.records()] == ["unauthorized"]
+    finally:
+        release.set()
+        registry.close()

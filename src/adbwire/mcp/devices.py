@@ -75,6 +75,8 @@ class _Attempt:
 
     def __init__(self) -> None:
         self.done = threading.Event()
+        self.settled = threading.Event()
+        """Set when the attempt ended or waits for the user to allow debugging."""
         self.client: AdbClient | None = None
         self.error: AdbwireError | None = None
 
@@ -131,6 +133,7 @@ class _Entry:
         def on_state(state: ConnectionState) -> None:
             if state is ConnectionState.UNAUTHORIZED:
                 self.state = "unauthorized"
+                attempt.settled.set()
 
         client: AdbClient | None = None
         error: AdbwireError | None = None
@@ -157,6 +160,7 @@ class _Entry:
                         "unauthorized" if isinstance(error, AuthPendingError) else "offline"
                     )
             attempt.done.set()
+            attempt.settled.set()
 
     def record(self) -> DeviceRecord:
         state = self.state
@@ -293,6 +297,16 @@ class DeviceRegistry:
         with self._lock:
             entries = sorted(self._entries.values(), key=lambda e: e.serial)
         return [entry.record() for entry in entries]
+
+    def settle(self, timeout: float) -> None:
+        """Wait up to `timeout` seconds for the connection attempts under way to end (or to
+        wait for authorization), so a listing right after start-up is not all 'connecting'."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            attempts = [entry.attempt for entry in self._entries.values()]
+        for attempt in attempts:
+            if attempt is not None:
+                attempt.settled.wait(max(0.0, deadline - time.monotonic()))
 
     def kind_of(self, serial: str) -> str | None:
         entry = self._entries.get(serial)

@@ -18,6 +18,8 @@ from adbwire.mcp.tools.common import Args, DeviceArgs, Result, Serial
 from adbwire.mcp.tools.wireless import DiscoveredDevice, discover_devices
 
 DEFAULT_DISCOVER_SECONDS = 1.0
+SETTLE_SECONDS = 3.0
+"""How long a listing waits for connections under way (a simulated device at start-up)."""
 
 _HOST = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9.\-]{0,251}[A-Za-z0-9])?|\[?[0-9A-Fa-f:.]+\]?)$")
 
@@ -91,6 +93,7 @@ async def list_devices(call: ToolCall, args: ListArgs) -> ToolOutput:
     wireless-debugging devices discovered by mDNS (pair_device, connect_device)."""
     await anyio.to_thread.run_sync(call.app.devices.refresh)
     discovered = await anyio.to_thread.run_sync(discover_devices, args.discover_seconds)
+    await anyio.to_thread.run_sync(call.app.devices.settle, SETTLE_SECONDS)
     devices = _devices(call)
     online = sum(d.state == "device" for d in devices)
     summary = f"{len(devices)} device(s), {online} online"
