@@ -267,7 +267,12 @@ def test_settling_does_not_wait_for_a_device_awaiting_authorization(phoenix: Pho
     registry._add(phoenix.serial, "tcp", unauthorized_opener)
     try:
         finished = threading.Event()
-        threading.Thread(target=lambda: (registry.settle(WAIT), finished.set())).start()
+
+        def settle() -> None:
+            registry.settle(WAIT)
+            finished.set()
+
+        threading.Thread(target=settle, daemon=True).start()
         assert finished.wait(WAIT / 2)
         assert [record.state for record in registry.records()] == ["unauthorized"]
     finally:
