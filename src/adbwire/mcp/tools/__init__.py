@@ -30,6 +30,8 @@ FAMILY_MODULES: tuple[str, ...] = (
     "shell",
     "forwards",
     "ui",
+    "ui_actions",
+    "ui_checks",
     "screen",
     "gestures",
     "settings",
