@@ -5,12 +5,12 @@ from __future__ import annotations
 from pydantic import Field
 
 from adbwire.device import install as ops
-from adbwire.device.heavy_jobs import heavy_job
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.results.envelope import ErrorCode, ToolFailure
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Result
+from adbwire.mcp.tools.heavy_lock import holding_heavy_job
 from adbwire.wire.services.install_result import InstallOptions
 
 
@@ -51,7 +51,7 @@ async def install_apk(call: ToolCall, args: InstallArgs) -> ToolOutput:
         allow_test=args.allow_test_packages,
     )
     assert call.serial is not None
-    with heavy_job(call.serial, f"install_apk {apk.name}"):  # one install or test run at a time
+    async with holding_heavy_job(call.serial, f"install_apk {apk.name}"):  # one job at a time
         done = await call.run(
             ops.install_apk,
             call.client,

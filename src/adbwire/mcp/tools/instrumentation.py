@@ -10,13 +10,13 @@ import anyio.from_thread
 from pydantic import Field
 
 from adbwire.device import instrumentation as ops
-from adbwire.device.heavy_jobs import heavy_job
 from adbwire.device.parsers.instrumentation import CaseResult, CaseStarted
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
 from adbwire.mcp.safety.policy import Risk
 from adbwire.mcp.tools.common import DeviceArgs, Package, Result
+from adbwire.mcp.tools.heavy_lock import holding_heavy_job
 from adbwire.wire.aio import run_blocking
 
 log = logging.getLogger(__name__)
@@ -80,7 +80,7 @@ async def run_instrumentation(call: ToolCall, args: InstrumentArgs) -> ToolOutpu
         args.log or f"instrumentation/{args.test_package}-{stamp}.log"
     )
     assert call.serial is not None
-    with heavy_job(call.serial, f"run_instrumentation {args.test_package}"):
+    async with holding_heavy_job(call.serial, f"run_instrumentation {args.test_package}"):
         try:
             run = await call.run(
                 ops.run_instrumentation,
