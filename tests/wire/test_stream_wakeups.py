@@ -30,7 +30,7 @@ from adbwire.wire.timeouts import Deadline, Timeouts
 from .fake_peer import PeerSocket, fake_device
 
 FAST = Timeouts(connect=3.0, auth=1.0, operation=10.0)
-PROMPT = 2.0
+PROMPT = 5.0
 """Seconds within which a woken call must have returned (its own deadline is far later)."""
 
 
