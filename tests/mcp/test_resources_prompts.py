@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 from mcp.shared.exceptions import MCPError
 
 from tests.mcp.harness import connected, make_app, simulated
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 async def test_devices_and_device_info_resources() -> None:
@@ -40,6 +45,55 @@ async def test_device_info_resource_refuses_unknown_devices() -> None:
             assert "no device" in str(exc)
         else:
             raise AssertionError("an unknown device must not be read")
+
+
+FIRST_INFO_READ = """
+import importlib.abc, json, sys, threading
+import anyio
+from mcp import Client
+from adbwire.mcp.server.server import build_server
+from adbwire.testing import DeviceOptions, running_device
+from tests.mcp.harness import make_app
+
+HEAVY = ("adbwire.device.info", "adbwire.mcp.runtime")
+on_the_loop = {}
+
+class Watch(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name in HEAVY:
+            on_the_loop.setdefault(name, threading.current_thread() is threading.main_thread())
+        return None
+
+sys.meta_path.insert(0, Watch())
+
+async def main():
+    with running_device(DeviceOptions(auth_required=False)) as device:
+        app = make_app([device])
+        async with Client(build_server(app)) as client:
+            assert not [name for name in HEAVY if name in sys.modules], "loaded before the read"
+            read = await client.read_resource(f"adbwire://device/{device.serial}/info")
+        app.close()
+    model = json.loads(read.contents[0].text)["device"]["model"]
+    print(json.dumps({"model": model, "on_the_loop": on_the_loop}, sort_keys=True))
+
+anyio.run(main)
+"""
+
+
+def test_the_first_info_read_loads_the_device_layer_off_the_event_loop() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_INFO_READ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout) == {
+        "model": "sdk_gphone64_x86_64",
+        "on_the_loop": {"adbwire.device.info": False, "adbwire.mcp.runtime": False},
+    }
 
 
 async def test_prompts_are_workflows_over_the_tools() -> None:

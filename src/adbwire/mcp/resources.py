@@ -4,9 +4,11 @@ it was read, since a resource an agent takes for current but is minutes old misl
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
@@ -16,7 +18,12 @@ from adbwire.mcp.results.envelope import ERROR_CODES, NEXT_ACTIONS, ToolFailure
 from adbwire.mcp.safety.audit import now_iso
 from adbwire.mcp.server.app import App
 
+if TYPE_CHECKING:
+    from adbwire.device.info import DeviceInfo
+    from adbwire.wire.client import AdbClient
+
 JSON = "application/json"
+ConnectChecked = Callable[[App, str], Awaitable["AdbClient"]]
 
 
 def _dump(data: dict[str, Any]) -> str:
@@ -77,16 +84,23 @@ def register(server: MCPServer[Any], app: App) -> None:
         mime_type=JSON,
     )
     async def device_info(serial: str) -> str:
-        # The device layer loads at the first read, not to list resources (issue #20).
-        from adbwire.device import info  # noqa: PLC0415
-        from adbwire.mcp.runtime import connect_checked  # noqa: PLC0415
-
         try:
             validate.serial(serial)
             if serial not in app.devices.serials():
                 raise ResourceError(f"no device {serial!r}")
+            read_info, connect_checked = await anyio.to_thread.run_sync(_load_device_layer)
             client = await connect_checked(app, serial)
-            found = await app.devices.lane(serial).run(info.device_info, client)
+            found = await app.devices.lane(serial).run(read_info, client)
         except (AdbwireError, ToolFailure) as exc:
             raise ResourceError(str(exc)) from None
         return _dump({"device": asdict(found)})
+
+
+def _load_device_layer() -> tuple[Callable[[AdbClient], DeviceInfo], ConnectChecked]:
+    """What reading a device's info needs, imported at the first read (not to list the
+    resources, issue #20) and in a worker thread: the device layer and the runtime take
+    100-200 ms to import, which would hold every other call of the server meanwhile."""
+    from adbwire.device import info  # noqa: PLC0415
+    from adbwire.mcp.runtime import connect_checked  # noqa: PLC0415
+
+    return info.device_info, connect_checked
