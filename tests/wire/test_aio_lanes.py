@@ -87,7 +87,8 @@ async def test_a_healthy_device_answers_while_frozen_devices_hold_45_calls(
                 elapsed = time.monotonic() - started
                 group.cancel_scope.cancel()
         assert result.stdout == b"healthy\n"
-        assert elapsed <= 2.0, f"the healthy device took {elapsed:.1f} s"
+        # Queued behind the frozen calls it would wait 60 s; idle, it takes milliseconds.
+        assert elapsed <= 10.0, f"the healthy device took {elapsed:.1f} s"
     finally:
         for device in frozen:
             device.faults.release_stalls()
