@@ -8,7 +8,6 @@ must get credit back from us at least once; a missing OKAY shows up as a read ti
 
 from __future__ import annotations
 
-import dataclasses
 import struct
 from collections.abc import Callable
 
@@ -22,9 +21,7 @@ from adbwire.wire.timeouts import Deadline, Timeouts
 from .fake_peer import DEVICE_BANNER, PeerSocket, fake_device
 
 FAST = Timeouts(connect=3.0, auth=1.0, operation=5.0)
-DELAYED_ACK_BANNER = dataclasses.replace(
-    DEVICE_BANNER, features=DEVICE_BANNER.features | {"delayed_ack"}
-)
+DELAYED_ACK_BANNER = DEVICE_BANNER.__replace__(features=DEVICE_BANNER.features | {"delayed_ack"})
 LE32 = struct.Struct("<i")
 
 

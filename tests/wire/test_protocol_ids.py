@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import struct
-from dataclasses import FrozenInstanceError
 
 import pytest
 
@@ -22,6 +21,7 @@ from adbwire.wire.protocol import (
     Reply,
     StreamClosed,
     StreamData,
+    StreamOffered,
     StreamOpened,
     StreamRefused,
     StreamWritable,
@@ -103,16 +103,22 @@ def test_under_delayed_ack_open_announces_a_one_mebibyte_window() -> None:
         StreamData(1, b"x"),
         StreamWritable(1),
         StreamClosed(1),
+        StreamOffered(7, 4096, "tcp:80"),
         Reply(P.Packet(P.A_OKAY, 1, 2)),
     ],
     ids=lambda event: type(event).__name__,
 )
 def test_events_are_immutable_values(event: object) -> None:
     """An event crosses from the reader thread to a stream's consumer: nobody may change it."""
-    field = next(iter(event.__dataclass_fields__))  # type: ignore[attr-defined]
-    with pytest.raises(FrozenInstanceError):
-        setattr(event, field, None)
-    assert event == copy.copy(event)
+    fields: tuple[str, ...] = event.__match_args__  # type: ignore[attr-defined]
+    assert fields and fields == event.__slots__  # type: ignore[attr-defined]
+    for field in (*fields, "anything_else"):
+        with pytest.raises(AttributeError):
+            setattr(event, field, None)
+    with pytest.raises(AttributeError):
+        delattr(event, fields[0])
+    assert event == copy.copy(event) and event is not copy.copy(event)
+    assert repr(event).startswith(f"{type(event).__name__}({fields[0]}=")
 
 
 # ---------------------------------------------------------------- AUTH and STLS

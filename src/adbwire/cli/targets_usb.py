@@ -9,7 +9,6 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
 from adbwire.errors import AdbwireError, AuthPendingError, TransportError, UsageError
@@ -27,6 +26,7 @@ from adbwire.wire.usb.selection import (
 )
 
 if TYPE_CHECKING:  # libusb loads only when USB is used (`-s HOST:PORT` never needs it)
+    from adbwire.cli.probe_result import ProbeResult as ProbeResult  # noqa: PLC0414 - export
     from adbwire.wire.usb.discovery import UsbDeviceInfo
 
 _STATE_AVAILABLE = "available"
@@ -91,21 +91,6 @@ def notes_for(usb: Sequence[UsbDeviceInfo]) -> list[str]:
     return [f"note: {no_adb_interface(info.target())}" for info in usb if not info.has_adb]
 
 
-@dataclass(frozen=True)
-class ProbeResult:
-    """One line of `adbwire devices`: the fields of the lead's DeviceRow, plus `usb`."""
-
-    serial: str
-    state: str
-    transport: str
-    usb: str | None = None
-    product: str | None = None
-    model: str | None = None
-    device: str | None = None
-    features: tuple[str, ...] = ()
-    error: str | None = None
-
-
 def probe(
     candidate: DeviceCandidate,
     timeouts: Timeouts,
@@ -113,6 +98,8 @@ def probe(
     keys: Sequence[Signer] | None = None,
 ) -> ProbeResult:
     """Connect once to learn the state and banner; never waits for a person."""
+    from adbwire.cli.probe_result import ProbeResult  # noqa: PLC0415 - a dataclass (#20)
+
     usb_path = candidate.usb.usb_path if candidate.usb is not None else None
 
     def result(state: str, error: str | None = None) -> ProbeResult:

@@ -10,9 +10,8 @@ colons is the serial, which devices leave empty (older ones may put it there).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from adbwire.errors import RemoteProtocolError
+from adbwire.wire.values import FrozenValue
 
 HOST_FEATURES: tuple[str, ...] = (
     "shell_v2",
@@ -35,14 +34,28 @@ HOST_FEATURES: tuple[str, ...] = (
 """Features adbwire understands and therefore offers in its own banner."""
 
 
-@dataclass(frozen=True)
-class Banner:
+class Banner(FrozenValue):
     """A parsed CNXN banner."""
 
+    __match_args__ = ("system_type", "serial", "properties", "features")
+    __slots__ = __match_args__
     system_type: str
-    serial: str = ""
-    properties: dict[str, str] = field(default_factory=dict)
-    features: frozenset[str] = frozenset()
+    serial: str
+    properties: dict[str, str]
+    features: frozenset[str]
+
+    def __init__(
+        self,
+        system_type: str,
+        serial: str = "",
+        properties: dict[str, str] | None = None,
+        features: frozenset[str] = frozenset(),
+    ) -> None:
+        set_field = object.__setattr__
+        set_field(self, "system_type", system_type)
+        set_field(self, "serial", serial)
+        set_field(self, "properties", {} if properties is None else properties)
+        set_field(self, "features", features)
 
     @property
     def product(self) -> str | None:

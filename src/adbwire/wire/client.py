@@ -22,7 +22,7 @@ from adbwire.wire.keys import AdbKey, load_keys
 from adbwire.wire.services import exec as exec_service
 from adbwire.wire.services import shell as shell_service
 from adbwire.wire.services.reconnect import tcp_connection_factory
-from adbwire.wire.services.shell import ShellProcess, ShellResult
+from adbwire.wire.services.shell import ShellProcess
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from adbwire.wire.pairing.client import PairingResult
     from adbwire.wire.services.forward import PortForwarder
     from adbwire.wire.services.reverse import ReverseForwarder
+    from adbwire.wire.services.shell_result import ShellResult
 
 __all__ = ["AdbClient", "LocalPath", "Progress", "connect_tcp_many"]
 

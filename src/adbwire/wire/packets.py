@@ -7,12 +7,12 @@ checksum checks, length limits, clear errors) is here.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 from typing import Final
 
 from adb_shell import constants as _adb
 
 from adbwire.errors import RemoteProtocolError
+from adbwire.wire.values import FrozenValue
 
 HEADER = struct.Struct("<6I")
 HEADER_SIZE: Final = HEADER.size
@@ -61,14 +61,26 @@ def checksum(payload: bytes | bytearray | memoryview) -> int:
     return sum(payload) & 0xFFFFFFFF
 
 
-@dataclass(frozen=True, slots=True)
-class Packet:
+_set = object.__setattr__
+
+
+class Packet(FrozenValue):
     """One ADB message. `payload` may be any bytes-like object; it is never copied here."""
 
+    __match_args__ = ("command", "arg0", "arg1", "payload")
+    __slots__ = __match_args__
     command: int
     arg0: int
     arg1: int
-    payload: bytes | bytearray | memoryview = b""
+    payload: bytes | bytearray | memoryview
+
+    def __init__(
+        self, command: int, arg0: int, arg1: int, payload: bytes | bytearray | memoryview = b""
+    ) -> None:
+        _set(self, "command", command)
+        _set(self, "arg0", arg0)
+        _set(self, "arg1", arg1)
+        _set(self, "payload", payload)
 
     @property
     def name(self) -> str:
@@ -95,15 +107,23 @@ class Packet:
         return f"Packet({self.name}, {self.arg0:#x}, {self.arg1:#x}, {shown!r}{more})"
 
 
-@dataclass(frozen=True, slots=True)
-class Header:
+class Header(FrozenValue):
     """A decoded, validated header whose payload has not been read yet."""
 
+    __match_args__ = ("command", "arg0", "arg1", "length", "check")
+    __slots__ = __match_args__
     command: int
     arg0: int
     arg1: int
     length: int
     check: int
+
+    def __init__(self, command: int, arg0: int, arg1: int, length: int, check: int) -> None:
+        _set(self, "command", command)
+        _set(self, "arg0", arg0)
+        _set(self, "arg1", arg1)
+        _set(self, "length", length)
+        _set(self, "check", check)
 
     @property
     def name(self) -> str:

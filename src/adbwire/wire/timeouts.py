@@ -17,23 +17,27 @@ from __future__ import annotations
 import math
 import threading
 import time
-from dataclasses import dataclass
 
 from adbwire.errors import AdbTimeoutError, UsageError
+from adbwire.wire.values import FrozenValue
 
 LONGEST_WAIT = threading.TIMEOUT_MAX
 """About 292 years: a timeout longer than this is taken as no timeout (no lock can wait so long)."""
 
 
-@dataclass(frozen=True)
-class Timeouts:
-    connect: float = 10.0
-    auth: float = 60.0
-    operation: float = 30.0
+class Timeouts(FrozenValue):
+    """Immutable, compared and hashed by value (as the frozen dataclass it was)."""
 
-    def __post_init__(self) -> None:
-        for name in ("connect", "auth", "operation"):
-            check_seconds(getattr(self, name), name)
+    __match_args__ = ("connect", "auth", "operation")
+    __slots__ = __match_args__
+    connect: float
+    auth: float
+    operation: float
+
+    def __init__(self, connect: float = 10.0, auth: float = 60.0, operation: float = 30.0) -> None:
+        for name, seconds in (("connect", connect), ("auth", auth), ("operation", operation)):
+            check_seconds(seconds, name)
+            object.__setattr__(self, name, seconds)
 
 
 def check_seconds(value: float, name: str) -> None:

@@ -7,12 +7,10 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import Enum
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from adbwire.errors import (
-    CommandFailedError,
     DisconnectedError,
     OperationCancelledError,
     OutputTooLargeError,
@@ -29,6 +27,9 @@ from adbwire.wire.services.shell_protocol import (
 from adbwire.wire.stream import Stream
 from adbwire.wire.timeouts import Deadline
 
+if TYPE_CHECKING:
+    from adbwire.wire.services.shell_result import ShellResult as ShellResult  # noqa: PLC0414 - export
+
 EXIT_STATUS_UNKNOWN: Final = -1
 """`ShellResult.exit_code` when the device gave no exit status: only a replayed capture of a
 legacy `shell:` stream (Google's adb on a device without shell_v2) does; see docs/fixtures.md."""
@@ -37,26 +38,6 @@ legacy `shell:` stream (Google's adb on a device without shell_v2) does; see doc
 class Channel(str, Enum):
     STDOUT = "stdout"
     STDERR = "stderr"
-
-
-@dataclass(frozen=True)
-class ShellResult:
-    command: str
-    stdout: bytes
-    stderr: bytes
-    exit_code: int
-
-    @property
-    def text(self) -> str:
-        return self.stdout.decode("utf-8", errors="replace")
-
-    def check(self) -> ShellResult:
-        """Raise CommandFailedError unless the command exited 0."""
-        if self.exit_code != 0:
-            raise CommandFailedError(
-                self.command, self.exit_code, self.stderr.decode("utf-8", errors="replace")
-            )
-        return self
 
 
 class ShellProcess:
@@ -275,6 +256,8 @@ def run(
         if not process.v2:
             stdout.append(process.leftover_v1)
     assert process.exit_code is not None
+    from adbwire.wire.services.shell_result import ShellResult  # noqa: PLC0415 - see __getattr__
+
     return ShellResult(command, b"".join(stdout), b"".join(stderr), process.exit_code)
 
 
@@ -305,3 +288,13 @@ class _StdinFeeder(threading.Thread):
     def raise_failure(self, cause: BaseException | None = None) -> None:
         if self._failure is not None:
             raise self._failure from cause
+
+
+def __getattr__(name: str) -> object:
+    """`ShellResult` lives in shell_result.py, loaded when first asked for: streaming a
+    command (`adbwire shell`) needs no dataclasses (issue #20)."""
+    if name == "ShellResult":
+        from adbwire.wire.services.shell_result import ShellResult  # noqa: PLC0415
+
+        return ShellResult
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from adbwire.errors import UsageError
 from adbwire.wire.timeouts import Timeouts
 from adbwire.wire.transport import TcpTransport, Transport, parse_tcp_address, stall_timeout
+from adbwire.wire.values import FrozenValue
 
 if TYPE_CHECKING:  # libusb is loaded only when a USB device is used: TCP needs none of it
     from adbwire.wire.client import AdbClient
@@ -23,13 +23,19 @@ if TYPE_CHECKING:  # libusb is loaded only when a USB device is used: TCP needs 
     from adbwire.wire.usb.discovery import UsbDeviceInfo
 
 
-@dataclass(frozen=True)
-class DeviceCandidate:
+class DeviceCandidate(FrozenValue):
     """A device a command could talk to: a USB device or a TCP address."""
 
+    __match_args__ = ("serial", "kind", "usb")
+    __slots__ = __match_args__
     serial: str
     kind: str  # 'usb' or 'tcp'
-    usb: UsbDeviceInfo | None = None
+    usb: UsbDeviceInfo | None
+
+    def __init__(self, serial: str, kind: str, usb: UsbDeviceInfo | None = None) -> None:
+        object.__setattr__(self, "serial", serial)
+        object.__setattr__(self, "kind", kind)
+        object.__setattr__(self, "usb", usb)
 
     def describe(self) -> str:
         if self.usb is None:
