@@ -12,62 +12,30 @@
 - The host's bytes are compared as one byte string per stream, so any packetisation
   matches; the device's bytes are sent in chunks of the negotiated max payload, each chunk
   once the host has written what preceded it in the recording.
+
+The choice of recorded stream and the token swaps are `replay_matching`'s; this module
+speaks the packets around them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Final, NoReturn
 
 from adbwire.errors import ReplayMismatchError
 from adbwire.wire import packets as P
-from adbwire.wire.recording.host_bytes import HostCanon, canon_for
-from adbwire.wire.recording.meaning import (
-    EXIT_STATUS_UNKNOWN,
-    SAME,
-    Translation,
-    match_meaning,
-    stand_in_shell,
-)
+from adbwire.wire.recording.host_bytes import canon_for
+from adbwire.wire.recording.meaning import stand_in_shell
+from adbwire.wire.recording.replay_matching import LiveStream, StreamMatcher
 from adbwire.wire.recording.replay_messages import (
     banner_for_replay,
     bytes_mismatch_message,
     no_stream_message,
 )
-from adbwire.wire.recording.script import (
-    DeviceChunk,
-    RecordedStream,
-    ReplayScript,
-    match_bytes,
-    match_service,
-)
+from adbwire.wire.recording.script import DeviceChunk, RecordedStream, ReplayScript
 from adbwire.wire.recording.stream_log import service_of
 from adbwire.wire.recording.sync_replay import SyncServe, sync_pool
 
 REPLAY_TOKEN: Final = b"adbwire replay token"  # 20 bytes, like adbd's random tokens
-
-
-@dataclass
-class _Live:
-    host_id: int
-    device_id: int
-    service: str
-    candidates: list[RecordedStream]
-    swaps: dict[int, dict[bytes, bytes]]
-    translations: dict[int, Translation]
-    canon: HostCanon
-    recorded: RecordedStream | None = None
-    chunks: list[DeviceChunk] = field(default_factory=list)
-    """What the device sends: the recorded chunks, translated for the client's spelling."""
-    current: bytes = b""
-    """The device chunk being sent, with volatile tokens swapped."""
-    host_offset: int = 0
-    next_chunk: int = 0
-    chunk_offset: int = 0
-    awaiting_okay: bool = False
-    closed: bool = False
-    sync: SyncServe | None = None
-    """A `sync:` stream, answered request by request (`sync_replay`)."""
 
 
 class ReplayDevice:
@@ -97,12 +65,10 @@ class ReplayDevice:
         self.finished = False
         """The recording's device ended the connection here; the link should drop now."""
         self.outbox = bytearray()
-        self._live: dict[int, _Live] = {}
-        self._used: dict[int, _Live | None] = {}  # recorded number -> its live stream
+        self._live: dict[int, LiveStream] = {}
+        self._matcher = StreamMatcher(script)
         self._next_device_id = 1
-        self._swaps: dict[bytes, bytes] = {}
         self._sync_pool = sync_pool(self.fixture)
-        """Volatile tokens seen so far: recorded -> what this host uses instead."""
 
     # ----------------------------------------------------------- packets in
 
@@ -158,20 +124,7 @@ class ReplayDevice:
         if service == "sync:" and self._sync_pool.exchanges:
             self._open_sync(packet)
             return
-        swaps: dict[int, dict[bytes, bytes]] = {}
-        translations: dict[int, Translation] = {}
-        candidates: list[RecordedStream] = []
-        for recorded in self.script.streams:
-            if recorded.number in self._used:
-                continue
-            found = match_service(recorded.service, service)
-            translation: Translation | None = SAME
-            if found is None:
-                found, translation = {}, match_meaning(recorded.service, service)
-            if translation is not None and self._consistent(found):
-                candidates.append(recorded)
-                swaps[recorded.number] = found
-                translations[recorded.number] = translation
+        candidates, swaps, translations = self._matcher.open_candidates(service)
         undecided = sum(
             1 for live in self._live.values() if live.recorded is None and live.service == service
         )
@@ -184,11 +137,11 @@ class ReplayDevice:
             self._send(P.Packet(P.A_CLSE, 0, packet.arg0))
             return
         if candidates[0].refused:
-            self._used[candidates[0].number] = None
+            self._matcher.used[candidates[0].number] = None
             self._send(P.Packet(P.A_CLSE, 0, packet.arg0))
             self._check_finished()
             return
-        live = _Live(
+        live = LiveStream(
             host_id=packet.arg0,
             device_id=self._next_device_id,
             service=service,
@@ -205,7 +158,7 @@ class ReplayDevice:
         self._pump(live)
 
     def _open_sync(self, packet: P.Packet) -> None:
-        live = _Live(
+        live = LiveStream(
             host_id=packet.arg0,
             device_id=self._next_device_id,
             service="sync:",
@@ -224,7 +177,7 @@ class ReplayDevice:
         self.stand_ins.append(f"{service!r} is not in the recording: answered 'not found'")
         recorded = RecordedStream(0, service, 0, close_by="device")
         recorded.device.append(DeviceChunk(0, answer, 0))
-        live = _Live(
+        live = LiveStream(
             host_id=packet.arg0,
             device_id=self._next_device_id,
             service=service,
@@ -240,7 +193,7 @@ class ReplayDevice:
         self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
         self._pump(live)
 
-    def _on_sync_write(self, live: _Live, data: bytes) -> None:
+    def _on_sync_write(self, live: LiveStream, data: bytes) -> None:
         assert live.sync is not None
         noted = len(live.sync.stood_in)
         answers, problem = live.sync.feed(data)
@@ -264,16 +217,8 @@ class ReplayDevice:
             self._on_sync_write(live, bytes(packet.payload))
             return
         data = live.canon.feed(bytes(packet.payload))
-        start = live.host_offset
-        matching: list[RecordedStream] = []
-        learned: list[dict[bytes, bytes]] = []
-        for candidate in live.candidates:
-            found = match_bytes(bytes(candidate.host[start : start + len(data)]), data)
-            if found is not None and self._consistent(found):
-                matching.append(candidate)
-                learned.append(found)
-        if not matching:
-            if self._racing_device_close(live, start):
+        if not self._matcher.narrow(live, data):
+            if live.racing_device_close():
                 # Bytes the host sent after everything it sent when recorded, on a stream the
                 # device closes (e.g. shell close-stdin racing a command that already ended):
                 # whether they reached the device varies from run to run, so drop them.
@@ -284,20 +229,10 @@ class ReplayDevice:
             live.closed = True
             self._live.pop(live.host_id, None)
             return
-        self._swaps.update(learned[0])
-        live.candidates = matching
-        live.host_offset += len(data)
         self._send(P.Packet(P.A_OKAY, live.device_id, live.host_id))
-        if live.recorded is None and len(matching) == 1:
-            self._commit(live, matching[0])
+        if live.recorded is None and len(live.candidates) == 1:
+            self._commit(live, live.candidates[0])
         self._pump(live)
-
-    @staticmethod
-    def _racing_device_close(live: _Live, start: int) -> bool:
-        return all(
-            start >= len(candidate.host) and candidate.close_by == "device"
-            for candidate in live.candidates
-        )
 
     def _on_host_close(self, host_id: int) -> None:
         live = self._live.pop(host_id, None)
@@ -310,17 +245,8 @@ class ReplayDevice:
 
     # ----------------------------------------------------------- sending
 
-    def _commit(self, live: _Live, recorded: RecordedStream) -> None:
-        live.recorded = recorded
-        live.candidates = [recorded]
-        live.chunks = list(recorded.device)
-        marker = live.translations.get(recorded.number, SAME).exit_marker
-        if marker is not None and recorded.close_by == "device":
-            # The recorded plain `shell:` gave no exit status; adbwire's wrapper asked for one.
-            status = marker.encode() + EXIT_STATUS_UNKNOWN + b"\n"
-            live.chunks.append(DeviceChunk(recorded.close_gate, status, recorded.close_line or 0))
-        self._used[recorded.number] = live
-        self._swaps.update(live.swaps.get(recorded.number, {}))
+    def _commit(self, live: LiveStream, recorded: RecordedStream) -> None:
+        self._matcher.commit(live, recorded)
         for other in list(self._live.values()):
             if other.recorded is None and recorded in other.candidates:
                 other.candidates.remove(recorded)
@@ -333,24 +259,11 @@ class ReplayDevice:
                     other.closed = True
                     self._live.pop(other.host_id, None)
 
-    def _answer_due(self, live: _Live) -> bool:
-        first = live.candidates[0]
-        if first.device:
-            return first.device[0].gate <= live.host_offset
-        return first.close_by == "device" and first.close_gate <= live.host_offset
-
-    def _device_closes(self, live: _Live) -> bool:
-        if live.sync is not None:
-            return live.sync.quit
-        recorded = live.recorded
-        assert recorded is not None
-        return recorded.close_by == "device" and recorded.close_gate <= live.host_offset
-
-    def _pump(self, live: _Live) -> None:
+    def _pump(self, live: LiveStream) -> None:
         if live.closed:
             return
         if live.recorded is None and live.sync is None:
-            if not self._answer_due(live):
+            if not live.answer_due():
                 return
             self._commit(live, live.candidates[0])
         while not live.awaiting_okay and live.next_chunk < len(live.chunks):
@@ -358,7 +271,7 @@ class ReplayDevice:
             if chunk.gate > live.host_offset:
                 return
             if live.chunk_offset == 0:
-                live.current = self._swapped(chunk.data)
+                live.current = self._matcher.swapped(chunk.data)
             data = live.current
             piece = data[live.chunk_offset : live.chunk_offset + self.max_payload]
             self._send(P.Packet(P.A_WRTE, live.device_id, live.host_id, piece))
@@ -367,19 +280,11 @@ class ReplayDevice:
             if live.chunk_offset >= len(data):
                 live.next_chunk += 1
                 live.chunk_offset = 0
-        if live.next_chunk == len(live.chunks) and self._device_closes(live):
+        if live.next_chunk == len(live.chunks) and live.device_closes():
             self._send(P.Packet(P.A_CLSE, live.device_id, live.host_id))
             live.closed = True
             self._live.pop(live.host_id, None)
         self._check_finished()
-
-    def _consistent(self, swaps: dict[bytes, bytes]) -> bool:
-        return all(self._swaps.get(old, new) == new for old, new in swaps.items())
-
-    def _swapped(self, data: bytes) -> bytes:
-        for old, new in self._swaps.items():
-            data = data.replace(old, new)
-        return data
 
     def _send(self, packet: P.Packet) -> None:
         self.outbox += packet.encode(with_checksum=self.version < P.VERSION_SKIP_CHECKSUM)
@@ -391,7 +296,7 @@ class ReplayDevice:
             if stream.number in self._sync_pool.streams:
                 if not self._sync_pool.stream_done(stream.number):
                     return
-            elif stream.number not in self._used:
+            elif stream.number not in self._matcher.used:
                 return
         for live in self._live.values():
             if live.sync is None and live.recorded is None:
@@ -416,32 +321,12 @@ class ReplayDevice:
             self.refusals[service] = message
 
     def _no_stream_message(self, service: str) -> str:
-        return no_stream_message(self.script, set(self._used), service)
+        return no_stream_message(self.script, set(self._matcher.used), service)
 
-    def _fail_bytes(self, live: _Live, recorded: RecordedStream, actual: bytes) -> None:
+    def _fail_bytes(self, live: LiveStream, recorded: RecordedStream, actual: bytes) -> None:
         message, line = bytes_mismatch_message(self.fixture, recorded, live.host_offset, actual)
         self._mismatch(message, line)
 
     def leftovers(self) -> list[str]:
         """Recorded traffic the client never asked for, one sentence each."""
-        found: list[str] = self._sync_pool.leftovers()
-        for recorded in self.script.streams:
-            if recorded.number in self._sync_pool.streams:
-                continue
-            if recorded.number not in self._used:
-                found.append(f"{recorded.describe()} was never opened")
-                continue
-            live = self._used[recorded.number]
-            if live is None:
-                continue
-            sent = sum(len(chunk.data) for chunk in recorded.device[: live.next_chunk])
-            sent += live.chunk_offset
-            total = recorded.device_size
-            if sent < total:
-                found.append(f"{recorded.describe()}: {total - sent} device bytes never sent")
-            if live.host_offset < len(recorded.host):
-                found.append(
-                    f"{recorded.describe()}: the client wrote {live.host_offset} of the "
-                    f"{len(recorded.host)} recorded bytes"
-                )
-        return found
+        return self._matcher.leftovers(self._sync_pool)
