@@ -14,10 +14,12 @@ from adbwire.wire.usb import STATE_AVAILABLE, STATE_NO_PERMISSIONS, UsbDeviceInf
 from .fake_usb import FakeContext, FakeDevice
 
 Changes = queue.Queue[list[UsbDeviceInfo]]
+EVENT_WAIT = 10.0
+"""Seconds for a change to be heard: far less than the 30 s rescan interval below."""
 
 
 def serials(changes: Changes) -> list[str | None]:
-    return [device.serial for device in changes.get(timeout=2)]
+    return [device.serial for device in changes.get(timeout=EVENT_WAIT)]
 
 
 @pytest.mark.parametrize(
@@ -47,7 +49,7 @@ def test_wait_for_a_device_and_give_up_in_time() -> None:
         with pytest.raises(AdbTimeoutError, match="waiting for a USB device"):
             monitor.wait_for(bool, timeout=0.1)
         context.plug(FakeDevice("LATE"))
-        found = monitor.wait_for(bool, timeout=2)
+        found = monitor.wait_for(bool, timeout=EVENT_WAIT)
         assert [d.serial for d in found] == ["LATE"]
 
 
@@ -56,6 +58,6 @@ def test_a_device_waiting_for_udev_is_looked_at_again() -> None:
     context = FakeContext(phone, hotplug=True)
     changes: Changes = queue.Queue()
     with UsbMonitor(context=context, on_change=changes.put, rescan_interval=0.05):
-        assert [d.state for d in changes.get(timeout=2)] == [STATE_NO_PERMISSIONS]
+        assert [d.state for d in changes.get(timeout=EVENT_WAIT)] == [STATE_NO_PERMISSIONS]
         phone.open_error = None  # udev applied the rule; no hot-plug event says so
-        assert [d.state for d in changes.get(timeout=2)] == [STATE_AVAILABLE]
+        assert [d.state for d in changes.get(timeout=EVENT_WAIT)] == [STATE_AVAILABLE]
