@@ -6,6 +6,7 @@ import pytest
 
 from adbwire.shell_syntax import (
     Arith,
+    Assign,
     Case,
     CmdSub,
     Conditional,
@@ -66,7 +67,7 @@ def test_expansions_become_their_own_parts() -> None:
 
 def test_assignments_redirections_and_io_numbers() -> None:
     command = only_simple("A=1 B=$x cmd 2>/dev/null >>log <in")
-    assert command.assigns == [("A", lit("1")), ("B", Word((Param("x", False),)))]
+    assert command.assigns == [Assign("A", lit("1")), Assign("B", Word((Param("x", False),)))]
     assert command.words == [lit("cmd")]
     assert command.redirects == [
         Redirect(2, ">", lit("/dev/null")),

@@ -21,6 +21,7 @@ from adbwire.shell_syntax.lexer import (
 )
 from adbwire.shell_syntax.parser import (
     AndOr,
+    Assign,
     Case,
     Command,
     Conditional,
@@ -34,11 +35,13 @@ from adbwire.shell_syntax.parser import (
     Script,
     Simple,
     parse,
+    parse_lines,
 )
 
 __all__ = [
     "AndOr",
     "Arith",
+    "Assign",
     "Case",
     "CmdSub",
     "Command",
@@ -61,5 +64,6 @@ __all__ = [
     "Token",
     "Word",
     "parse",
+    "parse_lines",
     "tokenize",
 ]

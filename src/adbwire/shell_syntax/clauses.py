@@ -3,7 +3,9 @@ function definitions (parser.py has lists, pipelines, simple commands and redire
 
 from __future__ import annotations
 
-from adbwire.shell_syntax.lexer import HereDoc, Op, ShellSyntaxError, Token, Word
+from collections.abc import Mapping
+
+from adbwire.shell_syntax.lexer import HereDoc, Op, ShellSyntaxError, Token, Word, tokenize
 from adbwire.shell_syntax.tree import Case, Command, Conditional, For, FunctionDef, If, Script
 
 RESERVED = {
@@ -25,6 +27,8 @@ RESERVED = {
     "{",
     "}",
     "!",
+    "select",
+    "time",
 }
 CASE_ENDS = (";;", ";&", ";|")
 TEST_OPS = ("&&", "||", "(", ")", "<", ">")
@@ -44,9 +48,32 @@ def _describe(tok: Token | None) -> str:
 class Cursor:
     """The tokens and the position in them, with the look-ahead the grammar uses."""
 
-    def __init__(self, tokens: list[Token]) -> None:
-        self.toks = tokens
+    def __init__(self, tokens: list[Token], aliases: Mapping[str, str] | None = None) -> None:
+        self.toks = list(tokens)  # alias expansion splices tokens in
         self.i = 0
+        self.aliases: Mapping[str, str] = {} if aliases is None else aliases
+        self.alias_next = -1
+        """The token after an alias whose value ends in a blank: checked for one too."""
+        self._expanded: dict[int, set[str]] = {}
+        """Aliases already expanded at a position: `alias ls='ls -F'` expands once."""
+
+    def expand_alias(self) -> bool:
+        """Replace the word here by its alias's tokens (again while the new first word is
+        another alias not yet expanded here); whether anything was replaced."""
+        expanded = False
+        while self.aliases:
+            tok = self.peek()
+            name = tok.literal() if isinstance(tok, Word) else None
+            seen = self._expanded.setdefault(self.i, set())
+            if name is None or name not in self.aliases or name in seen:
+                break
+            seen.add(name)
+            value = self.aliases[name]
+            tokens = tokenize(value)
+            self.toks[self.i : self.i + 1] = tokens
+            self.alias_next = self.i + len(tokens) if value[-1:] in (" ", "\t") else -1
+            expanded = True
+        return expanded
 
     def peek(self) -> Token | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -196,7 +223,8 @@ class Clauses(Cursor):
                 raise self.fail()
 
     def for_clause(self) -> For:
-        self.i += 1  # "for"
+        select = self.peek_keyword("select")
+        self.i += 1  # "for" or "select"
         tok = self.peek()
         name = tok.literal() if isinstance(tok, Word) else None
         if not name or not name.replace("_", "a").isalnum() or name[0].isdigit():
@@ -218,4 +246,4 @@ class Clauses(Cursor):
         self.expect_keyword("do")
         body = self.script()
         self.expect_keyword("done")
-        return For(name, items, body)
+        return For(name, items, body, select=select)

@@ -55,6 +55,7 @@ CONTROL_OPS = ("&&", "||", ";;", ";&", ";|", ";", "&", "|", "(", ")")
 _SPECIAL_PARAMS = "?$#@*!-0123456789"
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _METACHARS = " \t\n;&|()<>"
+_ARRAY_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _QUOTE_OR_EXPANSION = "'\"$`"
 
 
@@ -165,6 +166,12 @@ class _Lexer:
         start = self.pos
         while self.pos < len(src):
             ch = src[self.pos]
+            if ch == "(" and not parts and _ARRAY_START.fullmatch("".join(buf)):
+                flush()  # `NAME=(…)`: mksh's array assignment; the parser reads the rest
+                self.tokens.append(Word(tuple(parts)))
+                self.tokens.append(Op("=("))
+                self.pos += 1
+                return
             if ch in _METACHARS:
                 break
             if ch == "\\":
@@ -354,17 +361,50 @@ class _Lexer:
         return CmdSub("".join(out), quoted)
 
 
+def _with_subscript(param: Param, subscript: tuple[Part, ...]) -> Param:
+    return Param(param.name, param.quoted, param.op, param.word, param.length, param.alt,
+                 subscript)  # fmt: skip
+
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[" + re.escape(_SPECIAL_PARAMS) + "]")
 
 
+def _subscript(inner: str, start: int) -> tuple[tuple[Part, ...] | None, int]:
+    """The `[SUBSCRIPT]` of `${name[…]}` at `start` (None when there is none) and where the
+    rest of the expansion starts."""
+    if not inner.startswith("[", start):
+        return None, start
+    depth, i = 0, start
+    while i < len(inner):
+        if inner[i] == "[":
+            depth += 1
+        elif inner[i] == "]":
+            depth -= 1
+            if depth == 0:
+                break
+        i += 1
+    else:
+        raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
+    text = inner[start + 1 : i]
+    if text in ("@", "*"):
+        return (Lit(text, False),), i + 1
+    return tuple(_Lexer(text).expression_parts()), i + 1
+
+
 def _braced_param(inner: str, quoted: bool) -> Param:
-    """The inside of `${…}`: a name, then nothing or an operator and its word."""
-    if inner.startswith("#") and len(inner) > 1:
+    """The inside of `${…}`: a name (with an array subscript), then nothing or an operator
+    and its word."""
+    if inner[:1] in ("#", "!") and len(inner) > 1:
         name = _NAME.match(inner, 1)
-        if name is None or name.end() != len(inner):
+        subscript, end = _subscript(inner, name.end()) if name is not None else (None, 0)
+        keys = inner[0] == "!"
+        if name is None or end != len(inner) or (keys and subscript is None):
             raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
-        return Param(inner[1:], quoted, length=True)
+        return Param(name.group(), quoted, length=not keys, subscript=subscript, keys=keys)
     name = _NAME.match(inner)
+    subscript, end = _subscript(inner, name.end()) if name is not None else (None, 0)
+    if subscript is not None and name is not None:
+        return _with_subscript(_braced_param(name.group() + inner[end:], quoted), subscript)
     rest = inner[name.end() :] if name is not None else inner
     if name is not None and rest.startswith("/"):
         op = next(op for op in ("//", "/#", "/%", "/") if rest.startswith(op))

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from adbwire.shell_syntax.lexer import HereDoc, Word
 
 __all__ = [
     "AndOr",
+    "Assign",
     "Case",
     "Command",
     "Conditional",
@@ -32,9 +34,22 @@ class Redirect:
     heredoc: HereDoc | None = None
 
 
+class Assign(NamedTuple):
+    """`NAME=VALUE`, `NAME+=VALUE` (append), `NAME[SUBSCRIPT]=VALUE` (an array element;
+    the subscript is an arithmetic expression, its expansions kept as parts) or
+    `NAME=(WORD…)`."""
+
+    name: str
+    value: Word
+    subscript: Word | None = None
+    append: bool = False
+    items: tuple[Word, ...] | None = None
+    """`NAME=(WORD…)`: the array's new elements (appended with `+=`)."""
+
+
 @dataclass
 class Simple:
-    assigns: list[tuple[str, Word]] = field(default_factory=list)
+    assigns: list[Assign] = field(default_factory=list)
     words: list[Word] = field(default_factory=list)
     redirects: list[Redirect] = field(default_factory=list)
 
@@ -63,10 +78,14 @@ class Loop:
 
 @dataclass
 class For:
+    """`for NAME [in WORDS]; do BODY; done`, or with `select` mksh's menu loop: the words
+    listed on stderr, each line read picks one (NAME) and runs BODY, until EOF or break."""
+
     var: str
     items: list[Word] | None
     body: Script
     redirects: list[Redirect] = field(default_factory=list)
+    select: bool = False
 
 
 @dataclass
@@ -103,6 +122,10 @@ Command = Simple | Group | If | Loop | For | Case | FunctionDef | Conditional
 class Pipeline:
     negate: bool
     commands: list[Command]
+    timed: bool = False
+    """After mksh's `time` keyword: the real, user and system time go to stderr once it
+    ran (`time` alone: the shell's own); `posix_time` is `time -p`'s format."""
+    posix_time: bool = False
 
 
 @dataclass

@@ -47,6 +47,11 @@ class Param:
     alt: tuple[Part, ...] = ()
     """The second operand: the replacement of `${name/pattern/replacement}`, the length
     of `${name:offset:length}` (op `::`; op `:` has no length)."""
+    subscript: tuple[Part, ...] | None = None
+    """`${name[SUBSCRIPT]}`: an array element (an arithmetic expression's parts), or all of
+    them when it is `@` or `*` (one unquoted Lit); None for a plain parameter."""
+    keys: bool = False
+    """`${!name[@]}`: the indexes the array has set."""
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,7 @@ INERT = frozenset(
         "break",
         "continue",
         "umask",
+        "unalias",
     ]
 )
 

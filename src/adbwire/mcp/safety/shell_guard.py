@@ -29,6 +29,7 @@ from adbwire.mcp.safety.shell_commands import FACTORY_RESET_MARKERS, run_words
 from adbwire.mcp.safety.shell_paths import HOME, Cwds, Target, device_node, protected, targets
 from adbwire.mcp.safety.shell_words import Text, read_word, show, substitutions
 from adbwire.shell_syntax import (
+    AndOr,
     Case,
     Command,
     Conditional,
@@ -112,6 +113,9 @@ class Guard:
         """What `~` and a bare `cd` mean; None once the line may have changed it."""
         self.functions: dict[str, Command] = {}
         """Functions the line defines (the last definition of each name), by name."""
+        self.aliases: dict[str, str] = {}
+        """Aliases the line defines (`alias NAME=VALUE` with a known value), by name."""
+        self._expanding: set[str] = set()
         self._calling: set[str] = set()
         self._piped: Word | None = None
         """What the previous stage of a pipeline writes, when it is a here-document."""
@@ -173,7 +177,7 @@ class Guard:
     def command(self, command: Command, cwds: Cwds, depth: int) -> Outcome:
         self.redirects(command.redirects, cwds, depth)
         if isinstance(command, Simple):
-            for word in [*command.words, *(value for _, value in command.assigns)]:
+            for word in [*command.words, *_assigned_words(command)]:
                 self.inspect_word(word, cwds, depth)
             fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
             self.stdin_script = fed[-1] if fed else self._piped
@@ -237,6 +241,9 @@ class Guard:
         if self.too_deep(depth):
             return None, None
         outcome = run_words(self, words, cwds, depth)
+        expanded = self.alias_call(words, cwds, depth)
+        if expanded is not None:
+            outcome = _union(outcome[0], expanded[0]), _union(outcome[1], expanded[1])
         name = read_word(words[0]) if words else None
         body = self.functions.get(name.text) if name is not None else None
         if name is None or body is None:
@@ -249,6 +256,29 @@ class Guard:
         finally:
             self._calling.discard(name.text)
         return _union(outcome[0], called[0]), _union(outcome[1], called[1])
+
+    def alias_call(self, words: list[Word], cwds: Cwds, depth: int) -> Outcome | None:
+        """A command name the line made an alias of runs the alias's value with the
+        arguments after it (checked too where the alias may not apply yet: mksh expands
+        only on the lines after the definition ran)."""
+        name = read_word(words[0]) if words else None
+        if name is None or any(not bare for _, bare in name.chars):
+            return None  # `\x`, `'x'`: quoted names are never aliases
+        value = self.aliases.get(name.text)
+        if value is None or name.text in self._expanding:
+            return None
+        self._expanding.add(name.text)
+        try:
+            script = _with_arguments(parse(value), words[1:])
+            if script is None:
+                self.ask(f"the alias {name.text} runs {value!r}, more than the guard can follow")
+                return self.outcome(parse(value), cwds, depth + 1)
+            return self.outcome(script, cwds, depth + 1)
+        except ShellSyntaxError as exc:
+            self.ask(f"the guard cannot read the alias {name.text} ({exc})")
+            return None, None
+        finally:
+            self._expanding.discard(name.text)
 
     def too_deep(self, depth: int) -> bool:
         if depth > MAX_NESTING:
@@ -328,6 +358,36 @@ def _cat_of_here_document(command: Command) -> Word | None:
         return None
     fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
     return fed[-1] if fed else None
+
+
+def _assigned_words(command: Simple) -> list[Word]:
+    """What the assignments of a command expand: values, `a[SUBSCRIPT]`s, `a=(WORD…)`."""
+    found: list[Word] = []
+    for assign in command.assigns:
+        found.append(assign.value)
+        if assign.subscript is not None:
+            found.append(assign.subscript)
+        found.extend(assign.items or ())
+    return found
+
+
+def _with_arguments(script: Script, arguments: list[Word]) -> Script | None:
+    """The alias's value with the words after the alias added to its last command (None
+    when that is no simple command: `alias x='(cd /; ls)'`)."""
+    if not script:
+        return None
+    last = script[-1]
+    pipeline = last.rest[-1][1] if last.rest else last.first
+    command = pipeline.commands[-1] if pipeline.commands else None
+    if not isinstance(command, Simple):
+        return None
+    extended = Simple(command.assigns, [*command.words, *arguments], command.redirects)
+    commands = [*pipeline.commands[:-1], extended]
+    new_pipeline = Pipeline(pipeline.negate, commands, pipeline.timed, pipeline.posix_time)
+    if last.rest:
+        rest = [*last.rest[:-1], (last.rest[-1][0], new_pipeline)]
+        return [*script[:-1], AndOr(last.first, rest, last.background)]
+    return [*script[:-1], AndOr(new_pipeline, [], last.background)]
 
 
 def _short(reason: str) -> str:

@@ -120,7 +120,11 @@ def show(word: Word) -> str:
         if isinstance(part, Lit):
             out.append(part.text)
         elif isinstance(part, Param):
-            out.append(part.name if part.name.startswith("<") else "${" + part.name + "}")
+            index = ""
+            if part.subscript is not None:
+                first = part.subscript[0] if len(part.subscript) == 1 else None
+                index = f"[{first.text}]" if isinstance(first, Lit) else "[…]"
+            out.append(part.name if part.name.startswith("<") else "${" + part.name + index + "}")
         elif isinstance(part, CmdSub):
             out.append(f"$({part.source})")
         else:
@@ -139,6 +143,7 @@ def _in_parts(parts: tuple[Lit | Param | CmdSub | Arith, ...]) -> Iterator[str]:
             yield part.source
         elif isinstance(part, Arith):
             yield from _in_parts(part.parts)
-        elif isinstance(part, Param):  # `${x:-$(…)}`, `${x/$(…)/$(…)}`: the operands
+        elif isinstance(part, Param):  # `${x:-$(…)}`, `${x/$(…)/$(…)}`, `${a[$(…)]}`
             yield from _in_parts(part.word)
             yield from _in_parts(part.alt)
+            yield from _in_parts(part.subscript or ())

@@ -123,8 +123,20 @@ def script_file(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth:
 
 
 def alias(guard: Guard, program: str, args: list[Word], cwds: Cwds, depth: int) -> Outcome:
-    if any("=" in show(word) for word in args):
-        guard.ask("alias defines a command the guard cannot follow")
+    """`alias NAME=VALUE`: asked (a name may come to run anything), its value checked as a
+    command line where it is defined and, with the arguments, where the name is used."""
+    for word in args:
+        text = read_word(word)
+        if text is None:
+            if "=" in show(word):
+                guard.ask("alias defines a command only known when the line runs")
+            continue
+        name, equals, value = text.text.partition("=")
+        if not equals:
+            continue
+        guard.ask("alias defines a command the guard cannot follow everywhere")
+        guard.aliases[name] = value
+        guard.source(value, cwds, depth + 1)
     return cwds, cwds
 
 

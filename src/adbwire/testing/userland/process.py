@@ -8,6 +8,7 @@ redirections and pipelines swap for files, buffers or /dev/null.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -126,6 +127,17 @@ class Pipe:
             self._size -= len(head)
             self._changed.notify_all()
             return head
+
+    def read_within(self, max_bytes: int, seconds: float) -> bytes | None:
+        """Like `read`, but None once `seconds` passed with nothing to read (`read -t`)."""
+        deadline = time.monotonic() + seconds
+        with self._changed:
+            while not self._chunks and not self._writer_closed and not self._cancelled():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._changed.wait(min(left, self.POLL_SECONDS))
+        return self.read(max_bytes)
 
     def close_write(self) -> None:
         with self._changed:

@@ -58,6 +58,7 @@ def _end_session(shell: Shell, device: Device, status: int, streams: Streams) ->
             shell.run_trap(0, streams)
         return status  # after a hang-up no one is left to receive it
     finally:
+        shell.close_files()  # what `exec >FILE` opened in an interactive session
         if shell.process is not None:
             device.processes.reap(shell.process)
 
@@ -130,7 +131,7 @@ def _read_eval_loop(
             line, buffered = buffered.split(b"\n", 1)
             pending += line.decode("utf-8", "replace") + "\n"
             try:
-                script = parse(pending)
+                script = parse(pending, shell.aliases)
             except ShellSyntaxError as exc:
                 if exc.incomplete:
                     continue

@@ -1,5 +1,5 @@
-"""The shell's built-ins: cd, exit, export, unset, eval, exec, shift, read, `:`, trap,
-type, wait, kill and set (more in builtins_script.py).
+"""The shell's built-ins: cd, exit, eval, exec, shift, `:`, trap, type, command, wait,
+kill and set (more in builtins_script.py, read.py, typeset.py, aliases.py, umask.py).
 
 They change the shell itself (its directory, variables, positional parameters, traps) or,
 for kill, act without a process of their own, so they run inside it rather than as device
@@ -60,28 +60,6 @@ def _exit(shell: Shell, argv: list[str], streams: Streams) -> int:
     raise ExitShell(code)
 
 
-def _export(shell: Shell, argv: list[str], streams: Streams) -> int:
-    for arg in argv[1:]:
-        if "=" in arg:
-            name, value = arg.split("=", 1)
-            shell.vars[name] = value
-    return 0
-
-
-def _unset(shell: Shell, argv: list[str], streams: Streams) -> int:
-    """`unset [-v] NAME…` removes variables, `unset -f NAME…` functions."""
-    args = argv[1:]
-    functions = False
-    while args and args[0] in ("-f", "-v"):
-        functions = args.pop(0) == "-f"
-    for name in args:
-        if functions:
-            shell.functions.pop(name, None)
-        else:
-            shell.vars.pop(name, None)
-    return 0
-
-
 def _eval(shell: Shell, argv: list[str], streams: Streams) -> int:
     return shell.run_source(" ".join(argv[1:]), streams)
 
@@ -106,96 +84,6 @@ def _shift(shell: Shell, argv: list[str], streams: Streams) -> int:
         raise ExitShell(1)
     shell.set_positional(shell.positional[count:])
     return 0
-
-
-MAX_READ_LINE = 1 << 20
-"""Bytes `read` takes for one line; the rest of a longer line is left unread."""
-
-
-def _read(shell: Shell, argv: list[str], streams: Streams) -> int:
-    """`read [-r] [-d DELIM] [-n N|-N N] [-t SECONDS] [-u FD] [NAME…]`: one line (up to
-    DELIM; at most N bytes, or exactly N with -N) split on $IFS, the last name taking the
-    rest. Without -r a backslash keeps the next character (a blank does not split there)
-    and a backslash-newline joins the next line. -t and -u are accepted, not applied."""
-    args = argv[1:]
-    raw = False
-    values_of: dict[str, str] = {}
-    while args and args[0].startswith("-") and len(args[0]) > 1 and args[0] != "--":
-        flags = args.pop(0)[1:]
-        for index, letter in enumerate(flags):
-            if letter in "dnNtu":  # the rest of the word, or the next word, is its value
-                values_of[letter] = flags[index + 1 :] or (args.pop(0) if args else "")
-                break
-            raw = raw or letter == "r"
-    if args[:1] == ["--"]:
-        args = args[1:]
-    names = args or ["REPLY"]
-    delimiter = (values_of.get("d", "\n") or "\0").encode()[:1]
-    exact = "N" in values_of
-    limit_text = values_of.get("N", values_of.get("n", ""))
-    limit = int(limit_text) if limit_text.isdigit() else MAX_READ_LINE
-    chars: list[tuple[str, bool]] = []  # (character, escaped)
-    data = bytearray()
-    ended = False
-    while len(data) + len(chars) < min(limit, MAX_READ_LINE):
-        byte = streams.stdin.read(1)
-        if not byte:
-            break
-        if byte == b"\\" and not raw:
-            escaped = streams.stdin.read(1)
-            if escaped == b"\n" or not escaped:
-                continue
-            chars.extend(_decoded(data))
-            data.clear()
-            chars.append((escaped.decode("latin-1"), True))
-            continue
-        if byte == delimiter and not exact:
-            ended = True
-            break
-        data += byte
-    chars.extend(_decoded(data))
-    ended = ended or (limit < MAX_READ_LINE and bool(chars))  # -n/-N: any bytes read
-    values = _split_fields(chars, len(names), shell.get_var("IFS"))
-    for index, name in enumerate(names):
-        shell.vars[name] = values[index] if index < len(values) else ""
-    return 0 if ended else 1
-
-
-def _decoded(data: bytearray) -> list[tuple[str, bool]]:
-    return [(ch, False) for ch in data.decode("utf-8", "replace")]
-
-
-def _split_fields(chars: list[tuple[str, bool]], count: int, ifs: str | None) -> list[str]:
-    """Split on unescaped IFS delimiters into at most `count` fields; the last keeps the
-    rest of the line (delimiters inside it included, trailing IFS blanks dropped)."""
-    separators = " \t\n" if ifs is None else ifs
-    blanks = "".join(ch for ch in separators if ch in " \t\n")
-
-    def at(index: int, kinds: str) -> bool:
-        return index < len(chars) and chars[index][0] in kinds and not chars[index][1]
-
-    fields: list[str] = []
-    index = 0
-    while at(index, blanks):
-        index += 1
-    while index < len(chars):
-        if len(fields) == count - 1:
-            rest = chars[index:]
-            while rest and rest[-1][0] in blanks and not rest[-1][1]:
-                rest.pop()
-            fields.append("".join(ch for ch, _ in rest))
-            break
-        start = index
-        while index < len(chars) and not at(index, separators):
-            index += 1
-        fields.append("".join(ch for ch, _ in chars[start:index]))
-        while at(index, blanks):
-            index += 1
-        if at(index, separators):
-            index += 1
-            while at(index, blanks):
-                index += 1
-    return fields
 
 
 def _colon(shell: Shell, argv: list[str], streams: Streams) -> int:
@@ -239,17 +127,22 @@ _RESERVED = frozenset(
 _SPECIAL = frozenset((".", ":", "break", "continue", "eval", "exec", "exit", "export",
                       "readonly", "return", "set", "shift", "source", "times", "trap",
                       "typeset", "unset"))  # fmt: skip
-_MKSH_BUILTINS = frozenset(("[", "alias", "bg", "cd", "command", "echo", "false", "fc", "fg",
-                            "getopts", "jobs", "kill", "let", "local", "print", "pwd", "read",
-                            "test", "true", "type", "ulimit", "umask", "unalias", "wait",
-                            "whence"))  # fmt: skip
+_MKSH_BUILTINS = frozenset(("[", "alias", "bg", "builtin", "cd", "command", "echo", "false",
+                            "fc", "fg", "getopts", "jobs", "kill", "let", "local", "print",
+                            "pwd", "read", "test", "true", "type", "ulimit", "umask",
+                            "unalias", "wait", "whence"))  # fmt: skip
 
 
-def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
+def describe(shell: Shell, names: list[str], streams: Streams) -> int:
+    """What each name is, as mksh's `type` (`whence -v`) says it."""
+    from adbwire.testing.userland.shell.aliases import shown  # noqa: PLC0415
+
     status = 0
-    for name in argv[1:]:
+    for name in names:
         if name in _RESERVED:
             text = f"{name} is a reserved word"
+        elif name in shell.aliases:
+            text = f"{name} is an alias for {shown(name, shell.aliases[name]).split('=', 1)[1]}"
         elif name in shell.functions and name not in _SPECIAL:
             text = f"{name} is a function"
         elif name in _SPECIAL:
@@ -268,23 +161,38 @@ def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
     return status
 
 
+def _type(shell: Shell, argv: list[str], streams: Streams) -> int:
+    return describe(shell, argv[1:], streams)
+
+
+def command_v(shell: Shell, names: list[str], streams: Streams, *, tag: bool = False) -> int:
+    """What each name would run: a built-in's or function's name, an alias's value (with
+    `command -v`, as `alias NAME='VALUE'`), a command's path; status 1 for an unknown one."""
+    from adbwire.testing.userland.shell.aliases import shown  # noqa: PLC0415
+
+    status = 0
+    for name in names:
+        known = name in SHELL_BUILTINS or name in _MKSH_BUILTINS or name in _SPECIAL
+        if name in shell.aliases:
+            text = shown(name, shell.aliases[name])
+            streams.stdout.write(f"{'alias ' + text if tag else text.split('=', 1)[1]}\n".encode())
+        elif known or name in shell.functions or name in _RESERVED:
+            streams.stdout.write(name.encode() + b"\n")
+        elif "/" not in name and shell.host.lookup(name) is not None:
+            streams.stdout.write(f"/system/bin/{name}\n".encode())
+        else:
+            status = 1
+    return status
+
+
 def _command(shell: Shell, argv: list[str], streams: Streams) -> int:
     """`command -v NAME…` (what would run), `command -V` (as type), or run NAME skipping
-    functions (the simulated shell has no aliases)."""
+    functions."""
     args = argv[1:]
-    if args[:1] in (["-v"], ["-V"]):
-        if args[0] == "-V":
-            return _type(shell, ["type", *args[1:]], streams)
-        status = 0
-        for name in args[1:]:
-            known = name in SHELL_BUILTINS or name in _MKSH_BUILTINS or name in _SPECIAL
-            if known or name in shell.functions:
-                streams.stdout.write(name.encode() + b"\n")
-            elif "/" not in name and shell.host.lookup(name) is not None:
-                streams.stdout.write(f"/system/bin/{name}\n".encode())
-            else:
-                status = 1
-        return status
+    if args[:1] == ["-V"]:
+        return describe(shell, args[1:], streams)
+    if args[:1] == ["-v"]:
+        return command_v(shell, args[1:], streams, tag=True)
     return shell.execute(args, streams) if args else 0
 
 
@@ -316,6 +224,8 @@ def _set(shell: Shell, argv: list[str], streams: Streams) -> int:
         streams.stdout.write(text.encode())
         return 0
     args = argv[1:]
+    if args[:1] in (["-A"], ["+A"]):  # `set -A NAME ITEM…`: an array
+        return _set_array(shell, args, streams)
     while args and args[0][:1] in ("-", "+") and args[0] != "--":
         flag = args.pop(0)
         on = flag[0] == "-"
@@ -355,15 +265,22 @@ def _set(shell: Shell, argv: list[str], streams: Streams) -> int:
     return 0
 
 
+def _set_array(shell: Shell, args: list[str], streams: Streams) -> int:
+    from adbwire.testing.userland.shell import variables  # noqa: PLC0415
+
+    if len(args) < 2:
+        streams.stderr.write(f"{SHELL_PATH}: set: -A: requires an argument\n".encode())
+        raise ExitShell(1)
+    variables.set_array(shell, args[1], args[2:], replace=args[0] == "-A")
+    return 0
+
+
 SHELL_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
     "cd": _cd,
     "exit": _exit,
-    "export": _export,
-    "unset": _unset,
     "eval": _eval,
     "exec": _exec,
     "shift": _shift,
-    "read": _read,
     ":": _colon,
     "trap": _trap,
     "type": _type,

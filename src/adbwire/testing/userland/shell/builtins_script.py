@@ -1,5 +1,6 @@
-"""Built-ins scripts lean on: local/typeset/readonly, return, break, continue, getopts,
-let, `.`/source, ulimit, print and test/[, in mksh's formats and exit codes."""
+"""Built-ins scripts lean on: local/typeset/readonly/export/unset (typeset.py), return,
+break, continue, getopts, let, `.`/source, ulimit, print and test/[, in mksh's formats
+and exit codes."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 from adbwire.testing.userland.shell.builtins import SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.control import FunctionReturn, LoopControl
 from adbwire.testing.userland.shell.testexpr import test
+from adbwire.testing.userland.shell.typeset import export, readonly, typeset, unset
 from adbwire.testing.userland.shell.ulimit import ulimit
 
 if TYPE_CHECKING:
@@ -29,32 +31,6 @@ SPECIAL_BUILTINS = frozenset(
 
 def _error(streams: Streams, message: str) -> None:
     streams.stderr.write(f"{SHELL_PATH}: {message}\n".encode())
-
-
-def _local(shell: Shell, argv: list[str], streams: Streams) -> int:
-    """`local`/`typeset [-flags] NAME[=VALUE]…`: inside a function the names are its own
-    (unset until assigned) and get their old values back when it returns."""
-    for arg in argv[1:]:
-        if arg[:1] in ("-", "+"):
-            continue  # attributes (-i, -x, -r…) are accepted and not kept
-        name, equals, value = arg.partition("=")
-        if shell.frames:
-            frame = shell.frames[-1]
-            if name not in frame:
-                frame[name] = shell.vars.get(name)
-            if not equals:
-                shell.vars.pop(name, None)
-        if equals:
-            shell.vars[name] = value
-    return 0
-
-
-def _readonly(shell: Shell, argv: list[str], streams: Streams) -> int:
-    for arg in argv[1:]:
-        name, equals, value = arg.partition("=")
-        if equals and not arg.startswith("-"):
-            shell.vars[name] = value
-    return 0
 
 
 def _count(streams: Streams, argv: list[str]) -> int | None:
@@ -224,9 +200,11 @@ def _print(shell: Shell, argv: list[str], streams: Streams) -> int:
 
 
 SCRIPT_BUILTINS: dict[str, Callable[[Shell, list[str], Streams], int]] = {
-    "local": _local,
-    "typeset": _local,
-    "readonly": _readonly,
+    "local": typeset,
+    "typeset": typeset,
+    "readonly": readonly,
+    "export": export,
+    "unset": unset,
     "return": _return,
     "break": _loop_jump,
     "continue": _loop_jump,

@@ -1,4 +1,4 @@
-"""Compound commands and functions: `if`, `while`/`until`, `for`, `case`, function calls,
+"""Compound commands and functions: `if`, `while`/`until`, `for`, `select`, `case`, function calls,
 and the jumps out of them (`break N`, `continue N`, `return N`).
 
 A jump is an exception the loop or the function call catches: `break 2` leaves two loops,
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from adbwire.shell_syntax.parser import Case, For, FunctionDef, If, Loop, Script
 from adbwire.testing.userland.process import Streams
+from adbwire.testing.userland.shell import variables
 from adbwire.testing.userland.shell.expand import expand_single, expand_words, matches
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ __all__ = [
     "run_for",
     "run_if",
     "run_loop",
+    "run_select",
 ]
 
 
@@ -91,6 +93,8 @@ def run_for(shell: Shell, loop: For, streams: Streams) -> int:
         if loop.items is None
         else expand_words(shell, loop.items, shell.listdir, shell.cwd)
     )
+    if loop.select:
+        return run_select(shell, loop, items, streams)
     status = 0
     for item in items:
         if shell.cancelled():
@@ -100,6 +104,54 @@ def run_for(shell: Shell, loop: For, streams: Streams) -> int:
         if stop:
             break
     return status
+
+
+MAX_MENU_LINE = 4096
+"""Bytes `select` reads for one answer."""
+
+
+def _menu(items: list[str]) -> bytes:
+    width = len(str(len(items)))
+    return "".join(f"{n:>{width}}) {item}\n" for n, item in enumerate(items, 1)).encode()
+
+
+def _answer(streams: Streams) -> str | None:
+    """One line of input (None at its end, even after an unfinished line)."""
+    line = bytearray()
+    while len(line) < MAX_MENU_LINE:
+        byte = streams.stdin.read(1)
+        if not byte:
+            return None
+        if byte == b"\n":
+            break
+        line += byte
+    return line.decode("utf-8", "replace")
+
+
+def run_select(shell: Shell, loop: For, items: list[str], streams: Streams) -> int:
+    """mksh's `select`: the numbered menu and the PS3 prompt (`#? `) on stderr, then each
+    line read sets REPLY and NAME (the item it numbers, else empty) and runs the body; an
+    empty line shows the menu again; the end of input ends it with status 1."""
+    if not items:
+        return 0
+    streams.stderr.write(_menu(items))
+    while not shell.cancelled():
+        prompt = shell.get_var("PS3")
+        streams.stderr.write(("#? " if prompt is None else prompt).encode())
+        reply = _answer(streams)
+        if reply is None:
+            return 1
+        if not reply.strip():
+            streams.stderr.write(_menu(items))
+            continue
+        shell.set_var("REPLY", reply)
+        choice = reply.strip()
+        picked = choice.isdigit() and 1 <= int(choice) <= len(items)
+        shell.set_var(loop.var, items[int(choice) - 1] if picked else "")
+        status, stop = _body(shell, loop.body, streams)
+        if stop:
+            return status
+    return 1
 
 
 def run_case(shell: Shell, command: Case, streams: Streams) -> int:
@@ -131,10 +183,7 @@ def call_function(shell: Shell, function: FunctionDef, argv: list[str], streams:
         return returned.status
     finally:
         for name, old in shell.frames.pop().items():
-            if old is None:
-                shell.vars.pop(name, None)
-            else:
-                shell.vars[name] = old
+            variables.restore(shell, name, old)
         shell.set_positional(saved_positional)
         shell.loop_depth = saved_loops
 

@@ -42,6 +42,12 @@ class ExpansionHost(Protocol):
 
     def substitute(self, source: str) -> str: ...
 
+    def element(self, name: str, index: int) -> str | None: ...
+
+    def elements(self, name: str) -> list[str]: ...
+
+    def indexes(self, name: str) -> list[int]: ...
+
 
 def expand_words(
     host: ExpansionHost, words: Sequence[Word], listdir: Callable[[str], list[str]] | None, cwd: str
@@ -70,12 +76,46 @@ def _lookup(host: ExpansionHost, name: str) -> str | None:
     return host.get_var(name) if value is None else value
 
 
+def _whole_array(part: Param) -> bool:
+    """`${a[@]}` or `${a[*]}`: every element."""
+    return part.subscript is not None and part.subscript in ((Lit("@", False),), (Lit("*", False),))
+
+
+def _param(host: ExpansionHost, part: Param) -> str | None:
+    """The value a parameter stands for: a variable, an element, or (`${a[*]}`) the
+    elements joined with IFS's first character."""
+    if part.subscript is None:
+        return _lookup(host, part.name)
+    if _whole_array(part):
+        items = [str(i) for i in host.indexes(part.name)] if part.keys else host.elements(part.name)
+        if not items:
+            return None
+        ifs = host.get_var("IFS")
+        return (" " if ifs is None else ifs[:1]).join(items)
+    index = evaluate(expand_single(host, Word(part.subscript)) or "0", host)
+    return host.element(part.name, index)
+
+
+def _fields_of(host: ExpansionHost, part: Param) -> list[str] | None:
+    """The separate fields of a quoted `"$@"`, `"${a[@]}"` or `"${!a[@]}"`; None for
+    any other parameter."""
+    if not part.quoted or part.length:
+        return None
+    if part.subscript is None:  # "${@…}" keeps its fields whatever the operator
+        return list(host.positional) if part.name == "@" else None
+    if part.subscript != (Lit("@", False),) or part.op:
+        return None
+    if part.keys:
+        return [str(index) for index in host.indexes(part.name)]
+    return host.elements(part.name)
+
+
 def _selected_word(host: ExpansionHost, part: Param) -> tuple[Part, ...] | None:
     """The operand word a `${name-word}`-style expansion stands for, or None when it
     stands for the parameter's value (which `:=`/`=` may have just assigned)."""
     if part.op not in ("-", ":-", "+", ":+", "=", ":=", "?", ":?"):
         return None
-    value = _lookup(host, part.name)
+    value = _param(host, part)
     unset = value is None or (part.op.startswith(":") and not value)
     if part.op in ("+", ":+"):
         return () if unset else part.word
@@ -96,7 +136,9 @@ def _value(host: ExpansionHost, part: Param | CmdSub | Arith) -> str:
     if isinstance(part, Arith):
         expression = "".join(p.text if isinstance(p, Lit) else _value(host, p) for p in part.parts)
         return str(evaluate(expression, host))
-    value = _lookup(host, part.name)
+    if part.length and _whole_array(part):  # ${#a[@]}: how many elements are set
+        return str(len(host.indexes(part.name)))
+    value = _param(host, part)
     if value is None and not part.op and "nounset" in host.options:
         raise UnsetParameter(f"{part.name}: parameter not set")
     if part.length:  # ${#@} and ${#*} count the positional parameters
@@ -179,8 +221,8 @@ def _fields(host: ExpansionHost, word: Word, *, split: bool) -> list[list[Segmen
             current = current if current is not None else []
             current.append((part.text, part.quoted))
             continue
-        if isinstance(part, Param) and part.name == "@" and part.quoted:
-            params = list(host.positional)
+        params = _fields_of(host, part) if isinstance(part, Param) else None
+        if params is not None:
             for index, param in enumerate(params):
                 if index > 0:
                     fields.append(current or [])

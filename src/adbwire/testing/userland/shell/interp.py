@@ -15,15 +15,15 @@ from __future__ import annotations
 import contextlib
 import functools
 import posixpath
-import random
 import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from adbwire.shell_syntax.lexer import ShellSyntaxError
+from adbwire.shell_syntax.lexer import ShellSyntaxError, Token, tokenize
 from adbwire.shell_syntax.parser import (
     AndOr,
+    Assign,
     Case,
     Command,
     Conditional,
@@ -35,7 +35,7 @@ from adbwire.shell_syntax.parser import (
     Pipeline,
     Script,
     Simple,
-    parse,
+    parse_lines,
 )
 from adbwire.testing.userland.process import (
     BufferWriter,
@@ -43,25 +43,39 @@ from adbwire.testing.userland.process import (
     NullWriter,
     Streams,
 )
-from adbwire.testing.userland.shell import control, jobs, redirects, testexpr, traps
-from adbwire.testing.userland.shell.arith import ArithmeticFailure
+from adbwire.testing.userland.shell import control, jobs, redirects, testexpr, traps, variables
+from adbwire.testing.userland.shell.aliases import DEFAULT_ALIASES, alias, builtin, unalias, whence
+from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
 from adbwire.testing.userland.shell.child import run_device_command
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
 from adbwire.testing.userland.shell.invocation import CommandFn, Invocation, ShellHost
+from adbwire.testing.userland.shell.params import Parameters
 from adbwire.testing.userland.shell.pipeline import run_stages
+from adbwire.testing.userland.shell.read import read_builtin
+from adbwire.testing.userland.shell.timing import timed
 from adbwire.testing.userland.shell.ulimit import default_limits
+from adbwire.testing.userland.shell.umask import DEFAULT_UMASK, umask
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.android.state import Process
 
 __all__ = ["SHELL_PATH", "CommandFn", "ExitShell", "Invocation", "Shell", "ShellHost"]
 
-BUILTINS = {**SHELL_BUILTINS, **SCRIPT_BUILTINS}
+BUILTINS = {
+    **SHELL_BUILTINS,
+    **SCRIPT_BUILTINS,
+    "read": read_builtin,
+    "alias": alias,
+    "unalias": unalias,
+    "builtin": builtin,
+    "whence": whence,
+    "umask": umask,
+}
 
 
-class Shell:
+class Shell(Parameters):
     """One shell process: variables, working directory, positional parameters, $?."""
 
     def __init__(
@@ -99,7 +113,7 @@ class Shell:
         """Background jobs of the session (shared with subshells)."""
         self.last_job = ""
         self.functions: dict[str, FunctionDef] = {}
-        self.frames: list[dict[str, str | None]] = []
+        self.frames: list[dict[str, variables.Saved]] = []
         """One per function being run: the values its `local` names had before."""
         self.loop_depth = 0
         self.sourcing = 0
@@ -117,6 +131,12 @@ class Shell:
         """getopts: the OPTIND it last set, and the letter to read next inside that word
         of grouped options (`-abc`)."""
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
+        self.attrs: dict[str, variables.Attributes] = {}
+        """typeset attributes by name (read-only, integer, case, width...)."""
+        self.arrays: dict[str, dict[int, str]] = {}
+        """Array elements from index 1 by name (element 0 is the scalar in `vars`)."""
+        self.aliases: dict[str, str] = dict(DEFAULT_ALIASES)
+        self.umask = DEFAULT_UMASK
 
     def cancelled(self) -> bool:
         """Stop now: the stream closed, the foreground command or this shell got a signal
@@ -139,49 +159,7 @@ class Shell:
     def handle_signals(self, streams: Streams) -> None:
         traps.handle_signals(self, streams)
 
-    # -- expansion host ----------------------------------------------------------------------
-    @property
-    def positional(self) -> Sequence[str]:
-        return self._positional
-
-    def set_positional(self, params: Sequence[str]) -> None:
-        self._positional = list(params)
-
-    def get_var(self, name: str) -> str | None:
-        if name == "PWD":
-            return self.cwd
-        if name == "RANDOM" and name not in self.vars:
-            return str(random.randrange(32768))  # noqa: S311 (mksh's is not secure either)
-        if name == "SECONDS" and name not in self.vars:
-            return str(int(time.monotonic() - self.started))
-        if name == "PPID" and name not in self.vars and self.process is not None:
-            return str(self.process.ppid)  # mksh sets it at start-up
-        return self.vars.get(name)
-
-    def set_var(self, name: str, value: str) -> None:
-        self.vars[name] = value
-
-    def special_param(self, name: str) -> str | None:
-        if name == "?":
-            return str(self.last_status)
-        if name == "$":
-            return str(self.pid)
-        if name == "#":
-            return str(len(self._positional))
-        if name in ("@", "*"):  # "$*" joins with IFS's first character
-            ifs = self.vars.get("IFS")
-            return (" " if ifs is None else ifs[:1]).join(self._positional)
-        if name == "0":
-            return self.arg0
-        if name.isdigit():
-            index = int(name) - 1
-            return self._positional[index] if index < len(self._positional) else ""
-        if name == "!":
-            return self.last_job
-        if name == "-":
-            return ""
-        return None
-
+    # -- expansion host (params.py has the parameters) -------------------------------------
     def substitute(self, source: str) -> str:
         """Command substitution: run `source` in a subshell and capture its stdout."""
         out = BufferWriter()
@@ -216,6 +194,11 @@ class Shell:
         child.arg0 = self.arg0
         child.limits = dict(self.limits)
         child.loop_depth = self.loop_depth
+        child.attrs = variables.copy_attributes(self.attrs)
+        child.arrays = {name: dict(items) for name, items in self.arrays.items()}
+        child.aliases = dict(self.aliases)
+        child.umask = self.umask
+        child.interactive = self.interactive
         return child
 
     def resolve(self, path: str) -> str:
@@ -227,20 +210,27 @@ class Shell:
         return resolved + "/" if path.endswith("/") and resolved != "/" else resolved
 
     def run_source(self, source: str, streams: Streams) -> int:
+        """Parse and run a command line one line at a time, as mksh does: an alias a line
+        defines applies to the lines after it."""
+        self._sources += 1
         try:
-            script = _parse_cached(source)
+            tokens = _tokens_cached(source)
+            for line in parse_lines(tokens, self.aliases):
+                self.run_script(line, streams)
+            return self.last_status
         except ShellSyntaxError as exc:
             streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
             self.last_status = 1
             return 1
-        self._sources += 1
-        try:
-            return self.run_script(script, streams)
         finally:
             self._sources -= 1
             if not self._sources:  # the files `exec >FILE` opened close with the script
-                self.exec_streams = None
-                self._exec_files.close()
+                self.close_files()
+
+    def close_files(self) -> None:
+        """Close what `exec >FILE` opened (a script's end, an interactive session's)."""
+        self.exec_streams = None
+        self._exec_files.close()
 
     def run_script(self, script: Script, streams: Streams) -> int:
         self._streams = streams
@@ -286,6 +276,12 @@ class Shell:
             self.condition_depth -= 1
 
     def _pipeline(self, pipeline: Pipeline, streams: Streams) -> int:
+        if pipeline.timed:
+            run = None if not pipeline.commands else lambda: self._untimed(pipeline, streams)
+            return timed(run, streams, posix=pipeline.posix_time)
+        return self._untimed(pipeline, streams)
+
+    def _untimed(self, pipeline: Pipeline, streams: Streams) -> int:
         if len(pipeline.commands) == 1:
             status = self._command(pipeline.commands[0], streams)
         else:
@@ -308,11 +304,13 @@ class Shell:
             streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
             return 1
         except (ArithmeticFailure, control.RecursionLimit) as exc:
-            # An expansion error ends a non-interactive shell, as in mksh.
+            # An expansion error ends a non-interactive shell, as in mksh; a read-only
+            # name's assignment too, with status 2.
             streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
+            status = 2 if isinstance(exc, variables.ReadOnlyError) else 1
             if self.interactive:
-                return 1
-            raise ExitShell(1) from exc
+                return status
+            raise ExitShell(status) from exc
         except RecursionError as exc:  # nesting deeper than the simulator's Python stack
             if not self.nesting_reported:
                 self.nesting_reported = True
@@ -349,12 +347,14 @@ class Shell:
         self._streams = streams
         substitutions = self.substitutions
         argv = expand_words(self, command.words, self.listdir, self.cwd)
-        values = [(name, expand_single(self, word)) for name, word in command.assigns]
         if not argv:  # `x=$(cmd)` has cmd's status; `x=1` has 0
-            self.vars.update(values)
+            for assign in command.assigns:
+                self._assign(assign)
             return self.last_status if self.substitutions != substitutions else 0
+        values = [(a.name, expand_single(self, a.value)) for a in command.assigns]
         saved = {name: self.vars.get(name) for name, _ in values}
-        self.vars.update(values)
+        for name, value in values:  # for this command only
+            variables.assign(self, name, value)
         if "xtrace" in self.options:  # `set -x`: mksh's PS4 is "+ "
             streams.stderr.write(
                 ("+ " + " ".join(shlex.quote(arg) for arg in argv) + "\n").encode()
@@ -370,6 +370,18 @@ class Shell:
                     self.vars.pop(name, None)
                 else:
                     self.vars[name] = old
+
+    def _assign(self, assign: Assign) -> None:
+        if assign.items is not None:  # NAME=(…), NAME+=(…)
+            items = expand_words(self, list(assign.items), self.listdir, self.cwd)
+            append = assign.append
+            variables.set_array(self, assign.name, items, replace=not append, after=append)
+            return
+        value = expand_single(self, assign.value)
+        index = None
+        if assign.subscript is not None:
+            index = evaluate(expand_single(self, assign.subscript) or "0", self)
+        variables.assign(self, assign.name, value, index=index, append=assign.append)
 
     def execute(self, argv: list[str], streams: Streams) -> int:
         """Run one already-expanded command: a shell builtin, a device command, or 127."""
@@ -389,6 +401,7 @@ def _is_bare_exec(command: Command) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
-def _parse_cached(source: str) -> Script:
-    """Clients repeat their command lines; a parsed script is only ever read, so it is kept."""
-    return parse(source)
+def _tokens_cached(source: str) -> list[Token]:
+    """Clients repeat their command lines; the tokens are only ever read (the parser
+    copies the list), so they are kept."""
+    return tokenize(source)

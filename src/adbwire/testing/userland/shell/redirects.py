@@ -98,10 +98,19 @@ def _open(
         if op == ">>":
             with contextlib.suppress(FsError), files.open_read(path) as old:
                 existing = old.read()
-        handle = stack.enter_context(files.open_write(path, NEW_FILE_MODE))
+        mode = _mode_of(shell, path)
+        handle = stack.enter_context(files.open_write(path, mode))
         if existing:
             handle.write(existing)
         return FileWriter(handle)
     except FsError as exc:
         verb = "open" if op == "<" else "create"  # ">", ">>", "&>", ">|", "<>"
         raise RedirectError(f"can't {verb} {target}: {exc.message}") from exc
+
+
+def _mode_of(shell: Shell, path: str) -> int:
+    """An existing file keeps its mode; a new one is rw-rw-rw- under the shell's umask."""
+    try:
+        return shell.host.files.stat(path).mode
+    except FsError:
+        return NEW_FILE_MODE & ~shell.umask

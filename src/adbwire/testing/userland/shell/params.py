@@ -1,0 +1,109 @@
+"""The parameters a shell expands: variables (with mksh's dynamic ones, $RANDOM, $SECONDS,
+$PPID, $PWD), array elements, positional parameters and the special ones ($? $$ $# $@ $*
+$0 $! $-)."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from adbwire.testing.userland.shell import variables
+
+if TYPE_CHECKING:
+    from adbwire.testing.userland.android.state import Process
+    from adbwire.testing.userland.shell.interp import Shell
+
+__all__ = ["Parameters"]
+
+_OPTION_LETTERS = (("errexit", "e"), ("nounset", "u"), ("xtrace", "x"))
+
+
+class Parameters:
+    """The expansion host's side of a Shell (`expand.ExpansionHost`)."""
+
+    vars: dict[str, str]
+    cwd: str
+    started: float
+    process: Process | None
+    last_status: int
+    pid: int
+    arg0: str
+    last_job: str
+    options: set[str]
+    interactive: bool
+    pty: bool
+    _positional: list[str]
+
+    @property
+    def positional(self) -> Sequence[str]:
+        return self._positional
+
+    def set_positional(self, params: Sequence[str]) -> None:
+        self._positional = list(params)
+
+    def get_var(self, name: str) -> str | None:
+        if name == "PWD":
+            return self.cwd
+        if name == "RANDOM" and name not in self.vars:
+            return str(random.randrange(32768))  # noqa: S311 (mksh's is not secure either)
+        if name == "SECONDS" and name not in self.vars:
+            return str(int(time.monotonic() - self.started))
+        if name == "PPID" and name not in self.vars and self.process is not None:
+            return str(self.process.ppid)  # mksh sets it at start-up
+        return self.vars.get(name)
+
+    def set_var(self, name: str, value: str) -> None:
+        variables.assign(self._shell(), name, value)
+
+    def _shell(self) -> Shell:
+        from adbwire.testing.userland.shell.interp import Shell  # noqa: PLC0415
+
+        assert isinstance(self, Shell)
+        return self
+
+    def element(self, name: str, index: int) -> str | None:
+        return variables.element(self._shell(), name, index)
+
+    def elements(self, name: str) -> list[str]:
+        return variables.values(self._shell(), name)
+
+    def indexes(self, name: str) -> list[int]:
+        return variables.indexes(self._shell(), name)
+
+    def option_letters(self) -> str:
+        """`$-`, in mksh's order: e u, i l m s (interactive, login, monitor, stdin), h
+        (trackall), U (UTF-8: Android's mksh assumes it), x, and c for `sh -c`."""
+        letters = [letter for option, letter in _OPTION_LETTERS[:2] if option in self.options]
+        if self.interactive:
+            letters += ["i", "l", "m", "s"] if self.pty else ["l", "s", "h"]
+        else:
+            letters.append("h")
+        letters.append("U")
+        if "xtrace" in self.options:
+            letters.append("x")
+        if not self.interactive:
+            letters.append("c")
+        return "".join(letters)
+
+    def special_param(self, name: str) -> str | None:
+        if name == "?":
+            return str(self.last_status)
+        if name == "$":
+            return str(self.pid)
+        if name == "#":
+            return str(len(self._positional))
+        if name in ("@", "*"):  # "$*" joins with IFS's first character
+            ifs = self.vars.get("IFS")
+            return (" " if ifs is None else ifs[:1]).join(self._positional)
+        if name == "0":
+            return self.arg0
+        if name.isdigit():
+            index = int(name) - 1
+            return self._positional[index] if index < len(self._positional) else ""
+        if name == "!":
+            return self.last_job
+        if name == "-":
+            return self.option_letters()
+        return None

@@ -1,0 +1,79 @@
+"""run_shell's guard over mksh's aliases, arrays, `select` and `time`: a destructive command
+hidden behind one of them is refused or asked, as the plain command would be."""
+
+from __future__ import annotations
+
+import pytest
+
+from adbwire.mcp.safety.shell_guard import Verdict, assess
+
+REFUSED = [
+    ("alias x='rm -rf /sdcard'; x", "recursive deletion of /sdcard"),
+    ("alias x='rm -rf /sdcard'", "recursive deletion of /sdcard"),  # `trap x EXIT` may run it
+    ("alias x='rm -rf'\nx /sdcard", "recursive deletion of /sdcard"),
+    ("alias x='rm -rf'; x /sdcard", "recursive deletion of /sdcard"),  # next line's, too
+    ("alias cd='rm -rf'; cd /sdcard", "recursive deletion of /sdcard"),
+    ("alias y='echo a && rm -rf'; y /data", "recursive deletion of /data"),
+    ("alias x='(rm -rf /data)'; x", "recursive deletion of /data"),
+    ("alias s='sudo ' r='rm -rf'; s r /sdcard", "recursive deletion of /sdcard"),
+    ("alias x='cd /sdcard'\nx; rm -rf *", "recursive deletion of / or /sdcard (as '*')"),
+    ("a[$(rm -rf /sdcard)]=1", "recursive deletion of /sdcard"),
+    ("echo ${a[$(rm -rf /data)]}", "recursive deletion of /data"),
+    ("a=($(rm -rf /data))", "recursive deletion of /data"),
+    ("typeset -i n=$(rm -rf /data)", "recursive deletion of /data"),
+    ("select f in a b; do rm -rf /sdcard; done", "recursive deletion of /sdcard"),
+    ("select f in $(rm -rf /data); do :; done", "recursive deletion of /data"),
+    ("time rm -rf /data | cat", "recursive deletion of /data"),
+    ("time -p rm -rf /system", "recursive deletion of /system"),
+]
+
+ASKED = [
+    ('set -A a rm -rf /sdcard; "${a[@]}"', "the command name ${a[@]} is only known"),
+    ('a=(rm -rf /sdcard); "${a[@]}"', "the command name ${a[@]} is only known"),
+    ("a[0]=rm; ${a[0]} -rf /sdcard", "the command name ${a[0]} is only known"),
+    ("alias ll='ls -l'; ll", "alias defines a command the guard cannot follow"),
+    ("alias x='x -l'; x", "alias defines a command the guard cannot follow"),
+    ('alias x="$(echo rm)"; x -rf /', "alias defines a command only known when the line"),
+    ("alias x='if true; then'; x rm -rf /data; fi", "the guard cannot read the command line"),
+    ("alias x='(ls'; x", "the guard cannot read the alias x"),
+]
+
+ORDINARY = [
+    "set -A a one two; echo ${a[1]} ${#a[@]}",
+    "a=(1 2 3); a+=(4); echo ${a[@]}",
+    "typeset -i n=1; typeset -r r=2; readonly q=3; umask 022; echo $-",
+    "select f in a b; do echo $f; break; done",
+    "time ls /sdcard",
+    "time",
+    "unalias ll",
+]
+
+
+@pytest.mark.parametrize(("command", "reason"), REFUSED, ids=[c for c, _ in REFUSED])
+def test_destructive_commands_behind_aliases_and_arrays_are_refused(
+    command: str, reason: str
+) -> None:
+    assessment = assess(command)
+    assert assessment.verdict is Verdict.REFUSE, assessment
+    assert any(reason in given for given in assessment.reasons), assessment.reasons
+
+
+@pytest.mark.parametrize(("command", "reason"), ASKED, ids=[c for c, _ in ASKED])
+def test_what_an_alias_or_array_only_knows_at_run_time_is_asked(command: str, reason: str) -> None:
+    assessment = assess(command)
+    assert assessment.verdict is Verdict.ASK_EVERY_TIME, assessment
+    assert any(reason in given for given in assessment.reasons), assessment.reasons
+
+
+@pytest.mark.parametrize("command", ORDINARY)
+def test_arrays_typeset_select_and_time_alone_are_ordinary(command: str) -> None:
+    assessment = assess(command)
+    assert (assessment.verdict, assessment.reasons) == (Verdict.ORDINARY, ())
+
+
+def test_a_quoted_name_is_no_alias_but_the_definition_is_still_asked() -> None:
+    assessment = assess("alias x='rm -rf /sdcard/Download'; \\x /sdcard")
+    assert assessment.verdict is Verdict.ASK_EVERY_TIME
+    assert not any(
+        "/sdcard " in reason or reason.endswith("/sdcard") for reason in assessment.reasons
+    )

@@ -1,0 +1,329 @@
+"""The simulated mksh's aliases, arrays, typeset attributes, readonly, umask, select, time,
+$- and read -t, and the files `exec >FILE` opens in an interactive session.
+
+Expected outputs, errors and statuses come from mksh R59 (`mksh -c SCRIPT`, Debian's
+package, the release Android 14 ships as /system/bin/sh), with its `mksh: ` prefix written
+as the device's `/system/bin/sh: ` and Debian's `E: `/`W: ` message tags dropped. Two
+things differ on a device, and are the device's here: Android's mksh assumes UTF-8 (`U` in
+`$-`), and adbd starts the shell with umask 000.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adbwire.testing.userland import BufferIO
+from tests.simulator.userland_harness import make_userland, run
+
+ALIASES = [
+    ("alias x='echo hi'; x", "", "/system/bin/sh: x: inaccessible or not found\n", 127),
+    ("alias x='echo hi'\nx", "hi\n", "", 0),
+    (
+        "alias ll='ls -l' e='echo ' w=world; alias ll e\ne w; e x w\n"
+        "alias rec='rec2 a' rec2='rec b'\nrec\n"
+        'unalias -a; alias; echo n=$?; alias 1bad=x; echo $?; alias "a b=c"; echo $?',
+        "ll='ls -l'\ne='echo '\nworld\nx w\nn=0\n0\n1\n",
+        "/system/bin/sh: rec: inaccessible or not found\n"
+        "/system/bin/sh: alias: a b: invalid alias name\n",
+        0,
+    ),
+    (
+        "alias x='echo one'\nf() { x; }\nalias x='echo two'\nf; x\n\\x; \"x\"",
+        "one\ntwo\n",
+        "/system/bin/sh: x: inaccessible or not found\n" * 2,
+        127,
+    ),
+    (
+        "alias e=echo\nif true; then e in-if; fi; e a | e b; ( e sub ); e $(e subst); "
+        "x=1 e assign; for i in 1; do e loop; done",
+        "in-if\nb\nsub\nsubst\nassign\nloop\n",
+        "",
+        0,
+    ),
+    (
+        "alias z='\\echo hi' q='a\\b'\nalias z q; type z\nz\nalias y; echo $?; unalias y; echo $?",
+        "z='\\echo hi'\nq='a\\b'\nz is an alias for '\\echo hi'\nhi\ny alias not found\n1\n1\n",
+        "",
+        0,
+    ),
+    (
+        "type local type nohup; command -v local; command -V nohup; whence cd local",
+        "local is an alias for '\\\\builtin typeset'\ntype is an alias for '\\\\builtin whence"
+        " -v'\nnohup is an alias for 'nohup '\nalias local='\\\\builtin typeset'\nnohup is an "
+        "alias for 'nohup '\ncd\n'\\\\builtin typeset'\n",
+        "",
+        0,
+    ),
+    ("integer n=4*4; echo $n", "16\n", "", 0),
+]
+
+ARRAYS = [
+    (
+        'set -A a x y "z w"; echo ${a[0]} ${a[2]} ${#a[@]} ${#a[*]} "${a[@]}"; for i in '
+        '"${a[@]}"; do echo "<$i>"; done; echo ${a}; echo ${!a[@]}; a[5]=five; echo '
+        '${#a[@]} ${!a[*]}; echo "${a[*]}"; echo ${#a[2]}',
+        "x z w 3 3 x y z w\n<x>\n<y>\n<z w>\nx\n0 1 2\n4 0 1 2 5\nx y z w five\n3\n",
+        "",
+        0,
+    ),
+    (
+        "x[1]=a; x[3]=c; echo ${x[@]}; echo ${x[1+2]}; i=1; echo ${x[i]} ${x[$i]}; set +A x"
+        " q; echo ${x[@]}; set -A x q; echo ${x[@]}; unset x[1]; echo ${x[@]}; echo ${#x[@]}",
+        "a c\nc\na a\nq a c\nq\nq\n1\n",
+        "",
+        0,
+    ),
+    (
+        'x=(1 2 3); echo ${x[1]}; x+=(4 "5 6"); echo ${#x[@]} "${x[4]}"; y=(\na\nb); '
+        "echo ${y[@]}; z=(); echo ${#z[@]}",
+        "2\n5 5 6\na b\n0\n",
+        "",
+        0,
+    ),
+    (
+        "set -A b 1 2 3 4; echo ${b[9]}x; b[1]+=x; echo ${b[1]}; echo ${b[2]:-d} ${b[7]:-d} "
+        "${#b[1]}; unset b; echo ${#b[@]}",
+        "x\n2x\n3 d 2\n0\n",
+        "",
+        0,
+    ),
+    (
+        "a=(p q r); unset a[1]; echo ${!a[@]} ${#a[@]}; f() { typeset -i a=7; echo $a; }; "
+        "f; echo ${a[@]}",
+        "0 2 2\n7\np r\n",
+        "",
+        0,
+    ),
+    ("i=2; b[i*2]=x; echo ${!b[@]}", "4\n", "", 0),
+    ("set -A; echo $?", "", "/system/bin/sh: set: -A: requires an argument\n", 1),
+    ("set -A a; echo ${#a[@]}; a=s; echo ${a[0]}", "0\ns\n", "", 0),
+]
+
+TYPESET = [
+    (
+        "typeset -i n=5+3; echo $n; n=n*2; echo $n; typeset -u u=abc; echo $u; u=xYz; "
+        'echo $u; typeset -l l=ABC; echo $l; typeset -L5 p=ab; echo "[$p]"; typeset -R5 '
+        'r=ab; echo "[$r]"; typeset -Z5 z=42; echo "[$z]"; typeset -L2 s=abcdef; echo '
+        '"[$s]"; typeset -R2 s2=abcdef; echo "[$s2]"; typeset -Z3 z2=12345; echo "[$z2]"',
+        "8\n16\nABC\nXYZ\nabc\n[ab   ]\n[   ab]\n[00042]\n[ab]\n[ef]\n[345]\n",
+        "",
+        0,
+    ),
+    (
+        "typeset -i x; x=3+4; echo $x; x=abc; echo $x; typeset -i y=foo; echo $?",
+        "7\n0\n0\n",
+        "",
+        0,
+    ),
+    (
+        "typeset -L3 a=abcdef; typeset -R3 b=1; typeset -Z3 c=ab; typeset -Z d=12; echo "
+        '"[$a][$b][$c][$d]"; typeset -L3 e="  xy"; echo "[$e]"; typeset -Z4 f=" 7"; echo '
+        '"[$f]"; typeset -R4 g="x  "; echo "[$g]"',
+        "[abc][  1][0ab][12]\n[xy ]\n[00 7]\n[   x]\n",
+        "",
+        0,
+    ),
+    (
+        "typeset -u a; a=hello; echo $a; typeset +u a; a=World; echo $a; typeset -ul "
+        "b=Mix; echo $b; typeset -lu c=Mix; echo $c",
+        "HELLO\nWorld\nmix\nmix\n",
+        "",
+        0,
+    ),
+    (
+        "typeset -ix e=1; typeset -r -u R=a; typeset -L4 j=x; typeset -Z3 k=1; x=2; "
+        "typeset -p e R j k x; typeset -p nope; echo $?",
+        "typeset -i -x e=1\ntypeset -r -u R=A\ntypeset -L4 j='x   '\ntypeset -R3 -Z k=001\n"
+        "typeset x=2\n0\n",
+        "",
+        0,
+    ),
+    (
+        "x=1; x+=2; echo $x; typeset -i n=5; n+=3; echo $n; set -A a p q; a[1]+=r; echo ${a[@]}",
+        "12\n53\np qr\n",
+        "",
+        0,
+    ),
+]
+
+READONLY = [
+    ("readonly r=1; r=2; echo after $?", "", "/system/bin/sh: read-only: r\n", 2),
+    (
+        "readonly r=1; echo x; unset r; echo after $?",
+        "x\nafter 1\n",
+        "/system/bin/sh: read-only: r\n",
+        0,
+    ),
+    (
+        "readonly r=1; readonly r=3; echo after $?",
+        "",
+        "/system/bin/sh: readonly: read-only: r\n",
+        2,
+    ),
+    (
+        "readonly r=1; export r=3; echo after $?",
+        "",
+        "/system/bin/sh: export: read-only: r\n",
+        2,
+    ),
+    (
+        "readonly r=1; f() { local r=2; echo in $r; }; f; echo after $? $r",
+        "in 2\nafter 0 1\n",
+        "",
+        0,
+    ),
+    (
+        "readonly r=1; (r=5); echo sub $?; r=7 true; echo $?",
+        "sub 2\n",
+        "/system/bin/sh: read-only: r\n" * 2,
+        2,
+    ),
+    ("typeset -r q=1; q=2; echo no", "", "/system/bin/sh: read-only: q\n", 2),
+    (
+        "readonly r=1; read r <<< x; echo $? $r",
+        "2 1\n",
+        "/system/bin/sh: read: read-only: r\n",
+        0,
+    ),
+    ("readonly r=1; for r in 1; do :; done; echo $?", "", "/system/bin/sh: read-only: r\n", 2),
+    (
+        "readonly r=1 s; readonly; readonly -p; typeset -r",
+        "r\ns\nreadonly r=1\nreadonly s\nr=1\ns\n",
+        "",
+        0,
+    ),
+]
+
+UMASK_AND_FLAGS = [
+    (
+        "umask; umask 027; umask; umask -S; umask u=rwx,g=rx,o=; umask; umask 999; echo $?",
+        "000\n027\nu=rwx,g=rx,o=\n027\n1\n",  # a device's shell starts with 000
+        "/system/bin/sh: umask: bad number\n",
+        0,
+    ),
+    (
+        "umask 0; umask; umask -S; umask 7777; umask; umask a=rwx; umask; umask u-w; umask; "
+        "umask g+w,o-r; umask;umask -S; umask x=y; echo $?",
+        "000\nu=rwx,g=rwx,o=rwx\n0777\n000\n0200\n0204\nu=rx,g=rwx,o=wx\n1\n",
+        "/system/bin/sh: umask: bad mask\n",
+        0,
+    ),
+    (
+        "echo $-; set -e; echo $-; set -u -x; echo $-",
+        "hUc\nehUc\neuhUxc\n",  # Android's mksh assumes UTF-8: the U
+        "+ echo euhUxc\n",
+        0,
+    ),
+    ("time -p true", "", "real 0.00\nuser 0.00\nsys 0.00\n", 0),
+    ("time; echo $?", "0\n", "    0m00.00s user     0m00.00s system\n", 0),
+    (
+        "time false; echo $?",
+        "1\n",
+        "    0m00.00s real     0m00.00s user     0m00.00s system\n",
+        0,
+    ),
+    (
+        "read -t abc z; echo $?",
+        "2\n",
+        "/system/bin/sh: read: syntax error: Invalid argument 'abc'\n",
+        0,
+    ),
+]
+
+SELECT = [
+    (
+        'select x in a b c; do echo "got [$x] [$REPLY]"; done; echo end $?',
+        b"2\n9\n\nfoo",
+        "got [b] [2]\ngot [] [9]\nend 1\n",
+        "1) a\n2) b\n3) c\n#? #? #? 1) a\n2) b\n3) c\n#? ",
+        0,
+    ),
+    (
+        'select x in a b; do echo "got [$x]"; break; done; echo $?',
+        b"1\n",
+        "got [a]\n0\n",
+        "1) a\n2) b\n#? ",
+        0,
+    ),
+    (
+        'PS3="pick: "; set -- p q; select x; do echo "got [$x]"; done',
+        b"2\n",
+        "got [q]\n",
+        "1) p\n2) q\npick: pick: ",
+        1,
+    ),
+]
+
+CASES = [*ALIASES, *ARRAYS, *TYPESET, *READONLY, *UMASK_AND_FLAGS]
+
+
+@pytest.mark.parametrize(("script", "out", "err", "status"), CASES, ids=[c[0][:50] for c in CASES])
+def test_scripts_behave_as_under_mksh(
+    tmp_path: Path, script: str, out: str, err: str, status: int
+) -> None:
+    result = run(make_userland(tmp_path), script)
+    assert (result.out, result.err, result.status) == (out, err, status)
+
+
+@pytest.mark.parametrize(
+    ("script", "stdin", "out", "err", "status"), SELECT, ids=[c[0][:40] for c in SELECT]
+)
+def test_select_reads_its_answers_from_stdin(
+    tmp_path: Path, script: str, stdin: bytes, out: str, err: str, status: int
+) -> None:
+    result = run(make_userland(tmp_path), script, stdin)
+    assert (result.out, result.err, result.status) == (out, err, status)
+
+
+def test_time_measures_the_real_time_of_a_pipeline(tmp_path: Path) -> None:
+    result = run(make_userland(tmp_path), "time sleep 0.3 | cat; echo $?")
+    assert result.out == "0\n"
+    real = result.err.split(" real ")[0].strip()  # "0m00.30s"
+    minutes, seconds = real.rstrip("s").split("m")
+    assert int(minutes) == 0 and 0.3 <= float(seconds) < 30
+
+
+def test_read_t_gives_up_on_a_quiet_pipe_and_keeps_what_came(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    result = run(
+        userland,
+        '(printf ab; sleep 2; echo late) | { read -t 0.3 x; echo "$? [$x]"; }',
+    )
+    assert result.out == "142 [ab]\n"  # SIGALRM's status; waiting would read "ablate"
+    prompt = run(userland, 'echo now | { read -t 5 y; echo "$? $y"; }')
+    assert prompt.out == "0 now\n"
+
+
+def test_a_redirection_creates_files_under_the_umask(tmp_path: Path) -> None:
+    userland = make_userland(tmp_path)
+    run(userland, "cd /data/local/tmp; echo a > open; umask 027; echo b > masked; "
+                  "echo c >> open")  # fmt: skip
+    listing = run(userland, "ls -l /data/local/tmp/open /data/local/tmp/masked").out
+    modes = {line.split()[-1].rsplit("/", 1)[-1]: line.split()[0] for line in listing.splitlines()}
+    assert modes == {"open": "-rw-rw-rw-", "masked": "-rw-r-----"}
+
+
+def test_files_exec_opened_close_when_an_interactive_session_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    userland = make_userland(tmp_path)
+    files = userland.device.files
+    opened: list[Any] = []
+    real_open = files.open_write
+
+    def recording_open(path: str, mode: int) -> Any:
+        handle = real_open(path, mode)
+        opened.append(handle)
+        return handle
+
+    monkeypatch.setattr(files, "open_write", recording_open)
+    io = BufferIO(b"exec >/data/local/tmp/log.txt 2>&1\necho into log\nls /nope\n")
+    assert userland.run("", io) == 1
+    assert len(opened) == 1 and opened[0].closed  # closed at the end, not left to GC
+    text = (tmp_path / "data/local/tmp/log.txt").read_text()
+    assert text == "into log\nls: /nope: No such file or directory\n"
+    assert os.path.getsize(tmp_path / "data/local/tmp/log.txt") == len(text)
