@@ -272,14 +272,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     debug = args.debug or os.environ.get("ADBWIRE_DEBUG") == "1"
-    import logging  # noqa: PLC0415 - not needed for --version and --help
+    from adbwire.cli.log_setup import configure_logging  # noqa: PLC0415 - see there (#20)
 
-    logging.captureWarnings(True)
-    logging.basicConfig(
-        level=logging.DEBUG if debug else logging.WARNING,
-        format="%(asctime)s %(name)s %(levelname)s %(message)s",
-        stream=sys.stderr,
-    )
+    configure_logging(debug=debug)
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.default_int_handler)  # see cli/__init__.py
     try:

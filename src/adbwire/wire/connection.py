@@ -12,7 +12,6 @@ every waiter gets the error at once.
 from __future__ import annotations
 
 import contextlib
-import logging
 import threading
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -28,6 +27,7 @@ from adbwire.errors import (
 from adbwire.wire import packets as P
 from adbwire.wire.banner import HOST_FEATURES, Banner, host_banner
 from adbwire.wire.handshake import handshake
+from adbwire.wire.lazy_logging import get_logger
 from adbwire.wire.operation import current_operation
 from adbwire.wire.protocol import (
     ConnectionState,
@@ -47,7 +47,7 @@ from adbwire.wire.timeouts import Deadline, Timeouts
 from adbwire.wire.transport import BatchWriter, Transport
 from adbwire.wire.wakeup import Wakeup
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 MAX_SERVICE_LENGTH = 64 * 1024
 

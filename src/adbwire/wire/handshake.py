@@ -7,7 +7,6 @@ connection; these functions, run by the thread that opens the connection, answer
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -19,6 +18,7 @@ from adbwire.errors import (
     UsageError,
 )
 from adbwire.wire.keys import AdbKey
+from adbwire.wire.lazy_logging import get_logger
 from adbwire.wire.protocol import (
     AuthChallenge,
     Connected,
@@ -32,7 +32,7 @@ from adbwire.wire.transport import TlsCapable
 if TYPE_CHECKING:
     from adbwire.wire.connection import Connection, Signer
 
-log = logging.getLogger("adbwire.wire.connection")
+log = get_logger("adbwire.wire.connection")
 
 
 def handshake(connection: Connection, keys: Sequence[Signer]) -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import getpass
-import logging
 import os
 import socket
 import threading
@@ -40,6 +39,7 @@ from adbwire.wire.android_pubkey import (
     encode_android_pubkey,
     pack_android_pubkey,
 )
+from adbwire.wire.lazy_logging import get_logger
 
 if TYPE_CHECKING:
     # cryptography loads only when a key is generated or its object is needed (TLS,
@@ -66,7 +66,7 @@ __all__ = [
     "verify_signature",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 TOKEN_SIZE: Final = 20
 """adbd's AUTH tokens are 20 random bytes, signed as if they were a SHA-1 digest."""

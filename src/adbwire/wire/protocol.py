@@ -22,12 +22,12 @@ event, which the runtime answers with `accept_offer` (our OKAY) or `refuse_offer
 
 from __future__ import annotations
 
-import logging
 import struct
 
 from adbwire.errors import AuthRejectedError, LocalProtocolError, RemoteProtocolError
 from adbwire.wire import packets as P
 from adbwire.wire.banner import Banner, parse_banner
+from adbwire.wire.lazy_logging import get_logger
 from adbwire.wire.protocol_events import (
     AuthChallenge,
     Connected,
@@ -67,7 +67,7 @@ __all__ = [  # the states and events live in protocol_events.py
     "TlsRequested",
 ]
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 INITIAL_RECEIVE_WINDOW = 1024 * 1024
 """Bytes we let a device send on one stream before it must wait for our OKAY (delayed_ack).

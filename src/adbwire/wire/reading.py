@@ -22,7 +22,6 @@ interrupts its read, and a failed link fails its read.
 
 from __future__ import annotations
 
-import logging
 import math
 import threading
 import time
@@ -30,10 +29,11 @@ from collections.abc import Callable
 
 from adbwire.errors import AdbwireError, DisconnectedError
 from adbwire.wire import packets as P
+from adbwire.wire.lazy_logging import get_logger
 from adbwire.wire.transport import CallerReadable, Transport
 from adbwire.wire.wakeup import Wakeup
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 READER_GRACE = 0.01
 """Seconds the reader thread leaves the link to callers after the last one stopped leading."""

@@ -7,7 +7,6 @@ The caller says how to connect with a factory that makes a new `Connection` (see
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -15,11 +14,12 @@ from collections.abc import Callable, Sequence
 from adbwire.errors import AdbTimeoutError, TransportError, UsageError
 from adbwire.wire.connection import Connection, Signer
 from adbwire.wire.keys import load_keys
+from adbwire.wire.lazy_logging import get_logger
 from adbwire.wire.protocol import ConnectionState
 from adbwire.wire.timeouts import Deadline, Timeouts
 from adbwire.wire.transport import TcpTransport, parse_tcp_address, stall_timeout
 
-log = logging.getLogger(__name__)
+log = get_logger(__name__)
 
 ConnectionFactory = Callable[[], Connection]
 """Makes a new, authenticated Connection to the device (raises if it cannot)."""
