@@ -17,6 +17,9 @@ from .fake_peer import PeerSocket, fake_device
 
 pytestmark = pytest.mark.anyio
 
+WAIT = 10.0
+"""Bound on each wait for the fake device; the blocked call's own timeout is 60 s."""
+
 
 @pytest.fixture
 def anyio_backend() -> str:
@@ -78,26 +81,29 @@ async def test_cancelling_a_call_closes_its_stream_at_once() -> None:
                 finally:
                     finished.set()
 
-            with anyio.move_on_after(0.3):
-                await run_blocking(blocking_call)
-            assert (
-                await anyio.to_thread.run_sync(events.get, True, 5)
-                == "open shell,v2,raw:sleep 1000"
-            )
-            assert (await anyio.to_thread.run_sync(events.get, True, 5)).startswith("close ")
-            assert await anyio.to_thread.run_sync(finished.wait, 5)
+            async with anyio.create_task_group() as group:
+                group.start_soon(run_blocking, blocking_call)
+                # Cancelled once the device has the stream open (a worker thread may be
+                # slow to start on a loaded machine), not after a fixed time.
+                opened = await anyio.to_thread.run_sync(events.get, True, WAIT)
+                group.cancel_scope.cancel()
+            assert opened == "open shell,v2,raw:sleep 1000"
+            assert (await anyio.to_thread.run_sync(events.get, True, WAIT)).startswith("close ")
+            assert await anyio.to_thread.run_sync(finished.wait, WAIT)
             assert isinstance(outcome[0], OperationCancelledError)
             hang.clear()
 
 
 async def test_a_connect_cancelled_mid_handshake_is_closed_when_it_completes() -> None:
     closed_by_host = threading.Event()
+    hello_seen = threading.Event()
     release = threading.Event()
 
     def script(peer: PeerSocket) -> None:
         hello = peer.recv_packet()
         assert hello.command == P.A_CNXN
-        release.wait(5)  # the handshake finishes after the caller gave up
+        hello_seen.set()
+        release.wait(WAIT)  # the handshake finishes after the caller gave up
         peer.send(P.Packet(P.A_CNXN, 0x01000001, 4096, b"device::features=shell_v2"))
         try:
             peer.recv_exactly(1)
@@ -105,7 +111,9 @@ async def test_a_connect_cancelled_mid_handshake_is_closed_when_it_completes() -
             closed_by_host.set()
 
     with fake_device(script) as (address, _):
-        with anyio.move_on_after(0.2):
-            await AsyncAdbClient.connect_tcp(address, [])
+        async with anyio.create_task_group() as group:
+            group.start_soon(AsyncAdbClient.connect_tcp, address, [])
+            assert await anyio.to_thread.run_sync(hello_seen.wait, WAIT)  # mid-handshake
+            group.cancel_scope.cancel()
         release.set()
-        assert await anyio.to_thread.run_sync(closed_by_host.wait, 5)
+        assert await anyio.to_thread.run_sync(closed_by_host.wait, WAIT)
