@@ -1,5 +1,6 @@
 """The interop oracle in one place: Google's adb (Debian's package) with a server of its own
-on a free port and a HOME of its own (adb_oracle.py), stopped after each test."""
+on a free port and a HOME of its own (adb_oracle.py), stopped after each test; `both`, adb
+and adbwire beside each other on one simulated device (cli_parity.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from adbwire.wire.keys import AdbKey
 from tests.interop.adb_oracle import AdbOracle
+from tests.interop.cli_parity import Both, paired
 
 
 @pytest.fixture
@@ -19,3 +22,8 @@ def adb(tmp_path: Path) -> Iterator[AdbOracle]:
         yield oracle
     finally:
         oracle.kill()
+
+
+@pytest.fixture
+def both(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both]:
+    yield from paired(adb, adb_key, tmp_path)

@@ -26,11 +26,6 @@ pytestmark = [
 
 
 @pytest.fixture
-def both(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both]:
-    yield from paired(adb, adb_key, tmp_path)
-
-
-@pytest.fixture
 def old_device(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both]:
     yield from paired(
         adb,

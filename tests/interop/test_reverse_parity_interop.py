@@ -7,25 +7,17 @@ import signal
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from adbwire.wire.keys import AdbKey
-from tests.interop.adb_oracle import ADB, AdbOracle, free_port
-from tests.interop.cli_parity import Both, paired
+from tests.interop.adb_oracle import ADB, free_port
+from tests.interop.cli_parity import Both
 from tests.wire.services.loopback_servers import echo, loopback_server, speak_then_close
 
 pytestmark = [
     pytest.mark.interop,
     pytest.mark.skipif(not ADB.exists(), reason="Google's adb is not installed at /usr/bin/adb"),
 ]
-
-
-@pytest.fixture
-def both(adb: AdbOracle, adb_key: AdbKey, tmp_path: Path) -> Iterator[Both]:
-    yield from paired(adb, adb_key, tmp_path)
 
 
 def _reverse_echo(port: int, payload: bytes) -> bytes:
