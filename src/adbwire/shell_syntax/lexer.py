@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 
+from adbwire.shell_syntax.braced import PARAM_OPS, SPECIAL_PARAMS, braced_param
 from adbwire.shell_syntax.brackets import (
     command_substitution_end,
     find_closing_brace,
     find_closing_paren,
-    split_operand,
 )
 from adbwire.shell_syntax.words import (
     Arith,
@@ -50,9 +50,7 @@ __all__ = [
 
 REDIRECT_OPS = ("<<<", "&>", ">>", ">&", "<&", ">|", "<>", ">", "<")
 """`&>FILE` is mksh's `>FILE 2>&1`."""
-PARAM_OPS = (":-", ":=", ":+", ":?", "-", "=", "+", "?", "##", "#", "%%", "%")
 CONTROL_OPS = ("&&", "||", ";;", ";&", ";|", ";", "&", "|", "(", ")")
-_SPECIAL_PARAMS = "?$#@*!-0123456789"
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _METACHARS = " \t\n;&|()<>"
 _ARRAY_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
@@ -246,8 +244,8 @@ class _Lexer:
             end = find_closing_brace(src, self.pos + 2)
             inner = src[self.pos + 2 : end]
             self.pos = end + 1
-            return _braced_param(inner, quoted)
-        if nxt and nxt in _SPECIAL_PARAMS:
+            return braced_param(inner, quoted)
+        if nxt and nxt in SPECIAL_PARAMS:
             self.pos += 2
             return Param(nxt, quoted)
         if nxt and (nxt.isalpha() or nxt == "_"):
@@ -359,75 +357,3 @@ class _Lexer:
             i += 1
         self.pos = i + 1
         return CmdSub("".join(out), quoted)
-
-
-def _with_subscript(param: Param, subscript: tuple[Part, ...]) -> Param:
-    return Param(param.name, param.quoted, param.op, param.word, param.length, param.alt,
-                 subscript)  # fmt: skip
-
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[" + re.escape(_SPECIAL_PARAMS) + "]")
-
-
-def _subscript(inner: str, start: int) -> tuple[tuple[Part, ...] | None, int]:
-    """The `[SUBSCRIPT]` of `${name[…]}` at `start` (None when there is none) and where the
-    rest of the expansion starts."""
-    if not inner.startswith("[", start):
-        return None, start
-    depth, i = 0, start
-    while i < len(inner):
-        if inner[i] == "[":
-            depth += 1
-        elif inner[i] == "]":
-            depth -= 1
-            if depth == 0:
-                break
-        i += 1
-    else:
-        raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
-    text = inner[start + 1 : i]
-    if text in ("@", "*"):
-        return (Lit(text, False),), i + 1
-    return tuple(_Lexer(text).expression_parts()), i + 1
-
-
-def _braced_param(inner: str, quoted: bool) -> Param:
-    """The inside of `${…}`: a name (with an array subscript), then nothing or an operator
-    and its word."""
-    if inner[:1] in ("#", "!") and len(inner) > 1:
-        name = _NAME.match(inner, 1)
-        subscript, end = _subscript(inner, name.end()) if name is not None else (None, 0)
-        keys = inner[0] == "!"
-        if name is None or end != len(inner) or (keys and subscript is None):
-            raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
-        return Param(name.group(), quoted, length=not keys, subscript=subscript, keys=keys)
-    name = _NAME.match(inner)
-    subscript, end = _subscript(inner, name.end()) if name is not None else (None, 0)
-    if subscript is not None and name is not None:
-        return _with_subscript(_braced_param(name.group() + inner[end:], quoted), subscript)
-    rest = inner[name.end() :] if name is not None else inner
-    if name is not None and rest.startswith("/"):
-        op = next(op for op in ("//", "/#", "/%", "/") if rest.startswith(op))
-        pattern, _, replacement = split_operand(rest[len(op) :], "/")
-        return Param(
-            name.group(),
-            quoted,
-            op,
-            tuple(_Lexer(pattern).param_word_parts(False)),  # a pattern even inside "…"
-            alt=tuple(_Lexer(replacement).param_word_parts(quoted)),
-        )
-    if name is not None and rest.startswith(":") and rest[1:2] not in ("-", "=", "+", "?"):
-        offset, colon, length = split_operand(rest[1:], ":")
-        return Param(
-            name.group(),
-            quoted,
-            "::" if colon else ":",
-            tuple(_Lexer(offset).expression_parts()),
-            alt=tuple(_Lexer(length).expression_parts()),
-        )
-    op = next((op for op in PARAM_OPS if rest.startswith(op)), "")
-    if name is None or (rest and not op):
-        raise ShellSyntaxError(f"${{{inner}}}: bad substitution")
-    is_pattern = op in ("#", "##", "%", "%%")  # its word is a pattern even inside "…"
-    word = _Lexer(rest[len(op) :]).param_word_parts(quoted and not is_pattern) if op else []
-    return Param(name.group(), quoted, op, tuple(word))
