@@ -1,4 +1,5 @@
-"""The user's ADB keys: found, loaded and generated exactly as Google's adb does.
+"""The user's ADB keys: found, loaded and generated exactly as Google's adb does (where
+they are and how their files are read and written: key_files.py).
 
 What adb does (packages/modules/adb client/auth.cpp and adb_utils.cpp), and so do we:
 
@@ -22,10 +23,7 @@ when they exist, never created; keys are tried user key first (adb orders by fin
 
 from __future__ import annotations
 
-import contextlib
-import getpass
 import os
-import socket
 import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Final
@@ -39,13 +37,30 @@ from adbwire.wire.android_pubkey import (
     encode_android_pubkey,
     pack_android_pubkey,
 )
+from adbwire.wire.key_files import (
+    ALREADY_EXISTS,
+    ANDROID_DIR_MODE,
+    PRIVATE_MODE,
+    PUBLIC_MODE,
+    android_dir,
+    android_sdk_key_files,
+    as_path,
+    default_key_comment,
+    default_key_file,
+    default_key_path,
+    expand_key_path,
+    read_key_file,
+    reason,
+    vendor_key_paths,
+    write_atomically,
+)
 from adbwire.wire.lazy_logging import get_logger
 
 if TYPE_CHECKING:
     # cryptography loads only when a key is generated or its object is needed (TLS,
     # pairing, the simulator's check): a CLI command signs with rsa_signer (issue #20).
-    # pathlib (with urllib.parse and ipaddress) loads only off the common path too: the
-    # user key is found and read through os.path; `AdbKey.path` is made when asked for.
+    # pathlib loads only off the common path too (key_files.py); `AdbKey.path` is made
+    # when asked for.
     from pathlib import Path
 
     from cryptography.hazmat.primitives.asymmetric import rsa
@@ -71,12 +86,6 @@ log = get_logger(__name__)
 TOKEN_SIZE: Final = 20
 """adbd's AUTH tokens are 20 random bytes, signed as if they were a SHA-1 digest."""
 KEY_BITS: Final = 2048
-VENDOR_KEY_SUFFIX: Final = ".adb_key"
-_MAX_KEY_FILE_SIZE: Final = 64 * 1024
-_PRIVATE_MODE: Final = 0o600
-_PUBLIC_MODE: Final = 0o644
-_ANDROID_DIR_MODE: Final = 0o750
-_ALREADY_EXISTS: Final = "already exists; refusing to overwrite a key (use force)"
 PURE_PYTHON_SIGNATURES: Final = 8
 """Tokens a key signs in pure Python (~8 ms each) before it loads into OpenSSL (~80 ms once,
 with the import; ~1 ms a signature after): a command signs once, a farm or a server many
@@ -124,7 +133,7 @@ class AdbKey:
     def path(self) -> Path:
         """The key file."""
         if self._path is None:
-            self._path = _as_path(self._file)
+            self._path = as_path(self._file)
         return self._path
 
     @property
@@ -179,82 +188,6 @@ def _token_hash() -> Prehashed:
     return utils.Prehashed(hashes.SHA1())  # noqa: S303
 
 
-def _as_path(file: str | os.PathLike[str]) -> Path:
-    from pathlib import Path  # noqa: PLC0415 - see the imports
-
-    return Path(file)
-
-
-def android_dir() -> Path:
-    """The directory adb keeps its keys in: `~/.android` (`$HOME` first, as adb does)."""
-    return _as_path(_android_dir_name())
-
-
-def _android_dir_name() -> str:
-    return os.path.join(os.path.expanduser("~"), ".android")  # what Path.home() is
-
-
-def default_key_path() -> Path:
-    """The user's private key, `~/.android/adbkey`; its public key is `adbkey.pub` beside it."""
-    return _as_path(_default_key_file())
-
-
-def _default_key_file() -> str:
-    return os.path.join(_android_dir_name(), "adbkey")
-
-
-def default_key_comment() -> str:
-    """`user@host` as adb writes it: `$LOGNAME`/`$HOSTNAME` (Windows: `USERNAME`/`COMPUTERNAME`)
-    when set, else the login name and host name of the system."""
-    windows = os.name == "nt"
-    user_var, host_var = ("USERNAME", "COMPUTERNAME") if windows else ("LOGNAME", "HOSTNAME")
-    user = os.environ.get(user_var) or _login_name()
-    host = os.environ.get(host_var) or socket.gethostname()
-    return f"{user}@{host}"
-
-
-def _login_name() -> str:
-    with contextlib.suppress(OSError):
-        return os.getlogin()
-    with contextlib.suppress(Exception):
-        return getpass.getuser()
-    return ""
-
-
-def vendor_key_paths() -> list[Path]:
-    """The key files named by `$ADB_VENDOR_KEYS`, in adb's order; missing entries skipped."""
-    entries = sorted({e for e in os.environ.get("ADB_VENDOR_KEYS", "").split(os.pathsep) if e})
-    paths: list[Path] = []
-    for entry in entries:
-        path = _as_path(entry)
-        if not path.exists():
-            log.warning("ADB_VENDOR_KEYS names %s, which does not exist; skipped", path)
-            continue
-        paths.extend(_expand_key_path(path))
-    return paths
-
-
-def _expand_key_path(path: Path) -> list[Path]:
-    """A file is itself; a directory means its `*.adb_key` files (not recursively)."""
-    if not path.is_dir():
-        return [path]
-    try:
-        names = sorted(os.listdir(path))
-    except OSError as error:
-        raise KeyFileError(path, f"cannot list this key directory: {_reason(error)}") from None
-    keys = [path / name for name in names if name.endswith(VENDOR_KEY_SUFFIX)]
-    return [key for key in keys if not key.is_dir()]
-
-
-def _android_sdk_key_files() -> list[str]:
-    candidates: list[str] = []
-    if user_home := os.environ.get("ANDROID_USER_HOME"):
-        candidates.append(os.path.join(user_home, "adbkey"))
-    if sdk_home := os.environ.get("ANDROID_SDK_HOME"):
-        candidates.append(os.path.join(sdk_home, ".android", "adbkey"))
-    return [file for file in candidates if os.path.exists(file)]
-
-
 def load_keys(
     extra_paths: Iterable[str | os.PathLike[str]] = (), *, create: bool = True
 ) -> list[AdbKey]:
@@ -265,7 +198,7 @@ def load_keys(
     but a missing one is an error since the caller asked for it).
     """
     paths: list[str] = []
-    user_key = _default_key_file()
+    user_key = default_key_file()
     if os.path.exists(user_key) or os.path.islink(user_key):
         paths.append(user_key)
     elif create:
@@ -276,13 +209,13 @@ def load_keys(
             if not os.path.exists(user_key):  # another process created it first: use theirs
                 raise
         paths.append(user_key)
-    paths.extend(_android_sdk_key_files())
+    paths.extend(android_sdk_key_files())
     paths.extend(os.fspath(path) for path in vendor_key_paths())
     for extra in extra_paths:
-        extra_path = _as_path(extra)
+        extra_path = as_path(extra)
         if not extra_path.exists():
             raise KeyFileError(extra_path, "does not exist")
-        paths.extend(os.fspath(expanded) for expanded in _expand_key_path(extra_path))
+        paths.extend(os.fspath(expanded) for expanded in expand_key_path(extra_path))
 
     keys: list[AdbKey] = []
     seen: set[tuple[int, int]] = set()
@@ -312,13 +245,13 @@ def load_key(path: str | os.PathLike[str]) -> AdbKey:
     error message, comes from cryptography's loader.
     """
     file = os.fspath(path)
-    data = _read_key_file(file)
+    data = read_key_file(file)
     with _PARSED_KEYS_LOCK:
         known = _PARSED_KEYS.get((file, data))
     if known is not None:
         return known
     numbers = rsa_signer.read_pem_private_key(data)
-    key = AdbKey(file, numbers=numbers, pem=data) if numbers else _parse_key(_as_path(file), data)
+    key = AdbKey(file, numbers=numbers, pem=data) if numbers else _parse_key(as_path(file), data)
     with _PARSED_KEYS_LOCK:
         if len(_PARSED_KEYS) >= _MAX_PARSED_KEYS:
             _PARSED_KEYS.clear()
@@ -355,24 +288,6 @@ def _parse_key(path: Path, data: bytes) -> AdbKey:
     return AdbKey(path, private_key)
 
 
-def _read_key_file(path: str) -> bytes:
-    """The file's bytes (at most the cap); KeyFileError names it as a Path."""
-    if os.path.isdir(path):
-        raise KeyFileError(_as_path(path), "is a directory, expected a PEM private key file")
-    try:
-        with open(path, "rb") as file:
-            data = file.read(_MAX_KEY_FILE_SIZE + 1)
-    except FileNotFoundError:
-        raise KeyFileError(_as_path(path), "does not exist") from None
-    except OSError as error:
-        raise KeyFileError(_as_path(path), f"cannot be read: {_reason(error)}") from None
-    if len(data) > _MAX_KEY_FILE_SIZE:
-        raise KeyFileError(_as_path(path), "is far too large to be a key file")
-    if not data.strip():
-        raise KeyFileError(_as_path(path), "is empty, expected a PEM private key")
-    return data
-
-
 def _check_public_file(key: AdbKey) -> None:
     """Warn when `adbkey.pub` disagrees with `adbkey` (adb ignores it, so we do too)."""
     private_file = key._file  # the str of key.path, without pathlib
@@ -383,7 +298,7 @@ def _check_public_file(key: AdbKey) -> None:
     except FileNotFoundError:
         return
     except OSError as error:
-        log.warning("%s: cannot be read (%s); it is not needed", public_file, _reason(error))
+        log.warning("%s: cannot be read (%s); it is not needed", public_file, reason(error))
         return
     try:
         modulus, exponent = decode_android_numbers(text, source=public_file)
@@ -408,11 +323,11 @@ def generate_key(
     file in the same directory, then moved into place). An existing key is never replaced
     unless `force`. The comment defaults to `user@host` as adb computes it.
     """
-    path = _as_path(path)
+    path = as_path(path)
     if path.is_dir():
         raise KeyFileError(path, "is a directory, expected a key file path")
     if not force and (path.exists() or path.is_symlink()):
-        raise KeyFileError(path, _ALREADY_EXISTS)
+        raise KeyFileError(path, ALREADY_EXISTS)
     from cryptography.hazmat.primitives import serialization  # noqa: PLC0415 - see imports
     from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: PLC0415
 
@@ -426,51 +341,12 @@ def generate_key(
         comment = default_key_comment()
     public_text = encode_android_pubkey(private_key.public_key(), comment)
     try:
-        path.parent.mkdir(mode=_ANDROID_DIR_MODE, parents=True, exist_ok=True)
+        path.parent.mkdir(mode=ANDROID_DIR_MODE, parents=True, exist_ok=True)
     except OSError as error:
-        raise KeyFileError(path, f"cannot create its directory: {_reason(error)}") from None
-    _write_atomically(path, pem, _PRIVATE_MODE, replace=force)
-    _write_atomically(path.with_name(path.name + ".pub"), public_text, _PUBLIC_MODE, replace=True)
+        raise KeyFileError(path, f"cannot create its directory: {reason(error)}") from None
+    write_atomically(path, pem, PRIVATE_MODE, replace=force)
+    write_atomically(path.with_name(path.name + ".pub"), public_text, PUBLIC_MODE, replace=True)
     return AdbKey(path, private_key)
-
-
-def _write_atomically(path: Path, data: bytes, mode: int, *, replace: bool) -> None:
-    """Write a temp file (created 0600 by mkstemp) beside `path`, then move it into place."""
-    import tempfile  # noqa: PLC0415 - only generating a key writes one (#20)
-
-    try:
-        fd, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    except OSError as error:
-        raise KeyFileError(path, f"cannot be written: {_reason(error)}") from None
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.chmod(temp_name, mode)
-        if replace:
-            os.replace(temp_name, path)
-        else:
-            _link_without_clobbering(temp_name, path)
-    except KeyFileError:
-        raise
-    except OSError as error:
-        raise KeyFileError(path, f"cannot be written: {_reason(error)}") from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp_name)
-
-
-def _link_without_clobbering(temp_name: str, path: Path) -> None:
-    """Publish `temp_name` as `path` unless `path` appeared meanwhile (another process)."""
-    try:
-        os.link(temp_name, path)
-    except FileExistsError:
-        raise KeyFileError(path, _ALREADY_EXISTS) from None
-    except OSError:  # file system without hard links: a tiny race remains, as with adb
-        if path.exists():
-            raise KeyFileError(path, _ALREADY_EXISTS) from None
-        os.replace(temp_name, path)
 
 
 def verify_signature(android_pubkey_text: str | bytes, token: bytes, signature: bytes) -> bool:
@@ -489,7 +365,3 @@ def verify_signature(android_pubkey_text: str | bytes, token: bytes, signature: 
     except InvalidSignature:
         return False
     return True
-
-
-def _reason(error: OSError) -> str:
-    return error.strerror or str(error)
