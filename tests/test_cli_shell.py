@@ -15,8 +15,8 @@ from typing import BinaryIO
 
 import pytest
 
+from adbwire.cli import legacy_shell
 from adbwire.cli import main as cli_main
-from adbwire.cli import shell as shell_command
 from adbwire.testing import DEVICE_FEATURES, SimulatedDevice
 from adbwire.wire.keys import AdbKey, default_key_path
 
@@ -166,7 +166,7 @@ def test_old_device_spools_only_input_there_is(
         spooled.append(source.read(1024))
         return "/data/local/tmp/spooled"
 
-    monkeypatch.setattr(shell_command, "spool_stdin", spool)
+    monkeypatch.setattr(legacy_shell, "spool_stdin", spool)  # imported by shell when used
     stdin = _PipeStdin(data)
     monkeypatch.setattr(sys, "stdin", stdin)
     try:

@@ -14,21 +14,16 @@ import math
 import os
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adbwire.cli import targets
-from adbwire.cli.interactive import run_interactive
-from adbwire.cli.legacy_shell import (
-    RawShell,
-    piped_input,
-    reading_from,
-    spool_stdin,
-    start_key_pump,
-)
 from adbwire.errors import AdbwireError, UsageError
-from adbwire.wire.client import AdbClient
 from adbwire.wire.services.shell import EXIT_STATUS_UNKNOWN, Channel, ShellProcess
 from adbwire.wire.timeouts import Deadline
+
+if TYPE_CHECKING:  # a terminal session, -x and devices without shell_v2 load them (#20)
+    from adbwire.cli.legacy_shell import RawShell
+    from adbwire.wire.client import AdbClient
 
 NO_LOCAL_TTY_WARNING = (
     "Remote PTY will not be allocated because stdin is not a terminal.\n"
@@ -102,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
     with targets.connect(args) as client:
         shell_protocol = not args.no_shell_protocol and "shell_v2" in client.features
         if pty and stdin_tty:
+            from adbwire.cli.interactive import run_interactive  # noqa: PLC0415
+
             return run_interactive(client, command, shell_protocol=shell_protocol)
         if args.no_shell_protocol:
             return _run_raw(client, args, command, pty, deadline)
@@ -128,6 +125,8 @@ def _run_legacy(
     client: AdbClient, args: argparse.Namespace, command: str, deadline: Deadline
 ) -> int:
     """No shell_v2: the exit status comes from a sentinel the wrapped command line prints."""
+    from adbwire.cli.legacy_shell import RawShell, start_key_pump  # noqa: PLC0415
+
     if not command:
         if args.no_stdin or sys.stdin.isatty():
             raise UsageError("give a command, or run on a terminal for an interactive shell")
@@ -150,6 +149,8 @@ def _run_raw(
     client: AdbClient, args: argparse.Namespace, command: str, pty: bool, deadline: Deadline
 ) -> int:
     """-x: the `shell:` service as is: output merged, no exit status (0, as adb)."""
+    from adbwire.cli.legacy_shell import RawShell, start_key_pump  # noqa: PLC0415
+
     piped = not args.no_stdin and not sys.stdin.isatty()
     if piped and command:
         command = _reading_piped_input(client, command, args.timeout)
@@ -164,6 +165,8 @@ def _run_raw(
 
 def _reading_piped_input(client: AdbClient, command: str, timeout: float | None) -> str:
     """`command` reading our piped stdin, spooled to the device (unchanged when it is empty)."""
+    from adbwire.cli.legacy_shell import piped_input, reading_from, spool_stdin  # noqa: PLC0415
+
     source = piped_input(sys.stdin.fileno())
     if source is None:
         return command
