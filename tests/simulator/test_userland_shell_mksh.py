@@ -150,6 +150,15 @@ TYPESET = [
     ),
 ]
 
+EXPORTED = [  # the session's environment is exported, as a device's shell inherits it
+    (
+        "x=1; export x; export | tail -2; export -p | tail -1; y=2; typeset -x | tail -1",
+        "USER\nx\nexport x=1\nx=1\n",
+        "",
+        0,
+    ),
+]
+
 READONLY = [
     ("readonly r=1; r=2; echo after $?", "", "/system/bin/sh: read-only: r\n", 2),
     (
@@ -236,6 +245,23 @@ UMASK_AND_FLAGS = [
 
 SELECT = [
     (
+        "select x in a b c d e f g h i j k l; do break; done",
+        b"1\n",
+        "",
+        "".join(f"{n:>2}) {chr(96 + n):<36}{n + 6:>2}) {chr(102 + n)}\n" for n in range(1, 7))
+        + "#? ",  # " 1) a" padded to 40 columns, then " 7) g"
+        0,
+    ),
+    (
+        "COLUMNS=30; select x in alpha beta gamma delta epsilon zeta eta theta iota kappa; "
+        "do echo $x; break; done",
+        b"3\n",
+        "gamma\n",
+        " 1) alpha       6) zeta\n 2) beta        7) eta\n 3) gamma       8) theta\n"
+        " 4) delta       9) iota\n 5) epsilon    10) kappa\n#? ",
+        0,
+    ),
+    (
         'select x in a b c; do echo "got [$x] [$REPLY]"; done; echo end $?',
         b"2\n9\n\nfoo",
         "got [b] [2]\ngot [] [9]\nend 1\n",
@@ -258,7 +284,7 @@ SELECT = [
     ),
 ]
 
-CASES = [*ALIASES, *ARRAYS, *TYPESET, *READONLY, *UMASK_AND_FLAGS]
+CASES = [*ALIASES, *ARRAYS, *TYPESET, *EXPORTED, *READONLY, *UMASK_AND_FLAGS]
 
 
 @pytest.mark.parametrize(("script", "out", "err", "status"), CASES, ids=[c[0][:50] for c in CASES])

@@ -42,6 +42,7 @@ def new_shell(
     process = device.processes.spawn(argv, ppid=device.adbd_pid(), uid=device.user_id())
     shell = Shell(device, device.environment(), cwd="/", process=process, cancelled=cancelled)
     shell.pty = pty
+    shell.export_environment()
     return shell
 
 

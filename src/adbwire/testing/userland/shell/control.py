@@ -110,9 +110,25 @@ MAX_MENU_LINE = 4096
 """Bytes `select` reads for one answer."""
 
 
-def _menu(items: list[str]) -> bytes:
+def _menu(items: list[str], columns: int) -> bytes:
+    """`N) ITEM` entries as mksh lays them out: down the columns, as many columns as fit in
+    `columns` characters but no more than rows, the last entry of a row unpadded."""
     width = len(str(len(items)))
-    return "".join(f"{n:>{width}}) {item}\n" for n, item in enumerate(items, 1)).encode()
+    entries = [f"{n:>{width}}) {item}" for n, item in enumerate(items, 1)]
+    widest = width + 2 + max(len(item) for item in items)
+    count = (columns + 1) // (widest + 2)
+    if count < 2:
+        return "".join(entry + "\n" for entry in entries).encode()
+    rows = -(-len(entries) // count)
+    if count > rows:
+        count = rows
+        rows = -(-len(entries) // count)
+    gap = max((columns - widest * count) // count, 2)
+    lines = []
+    for row in range(rows):
+        cells = [entries[i] for i in range(row, len(entries), rows)][:count]
+        lines.append("".join(cell.ljust(widest + gap) for cell in cells[:-1]) + cells[-1])
+    return "".join(line + "\n" for line in lines).encode()
 
 
 def _answer(streams: Streams) -> str | None:
@@ -129,12 +145,15 @@ def _answer(streams: Streams) -> str | None:
 
 
 def run_select(shell: Shell, loop: For, items: list[str], streams: Streams) -> int:
-    """mksh's `select`: the numbered menu and the PS3 prompt (`#? `) on stderr, then each
+    """mksh's `select`: the numbered menu ($COLUMNS wide, 80 unset) and the PS3 prompt
+    (`#? `) on stderr, then each
     line read sets REPLY and NAME (the item it numbers, else empty) and runs the body; an
     empty line shows the menu again; the end of input ends it with status 1."""
     if not items:
         return 0
-    streams.stderr.write(_menu(items))
+    columns_text = shell.get_var("COLUMNS") or ""
+    columns = int(columns_text) if columns_text.isdigit() and int(columns_text) > 0 else 80
+    streams.stderr.write(_menu(items, columns))
     while not shell.cancelled():
         prompt = shell.get_var("PS3")
         streams.stderr.write(("#? " if prompt is None else prompt).encode())
@@ -142,7 +161,7 @@ def run_select(shell: Shell, loop: For, items: list[str], streams: Streams) -> i
         if reply is None:
             return 1
         if not reply.strip():
-            streams.stderr.write(_menu(items))
+            streams.stderr.write(_menu(items, columns))
             continue
         shell.set_var("REPLY", reply)
         choice = reply.strip()

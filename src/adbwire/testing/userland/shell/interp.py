@@ -227,6 +227,12 @@ class Shell(Parameters):
             if not self._sources:  # the files `exec >FILE` opened close with the script
                 self.close_files()
 
+    def export_environment(self) -> None:
+        """The variables the shell started with are exported (`export` lists them)."""
+        for name in self.vars:
+            if name != "IFS":  # the shell's own, not inherited
+                self.attrs.setdefault(name, variables.Attributes()).export = True
+
     def close_files(self) -> None:
         """Close what `exec >FILE` opened (a script's end, an interactive session's)."""
         self.exec_streams = None

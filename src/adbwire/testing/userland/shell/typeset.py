@@ -168,7 +168,7 @@ def _list(shell: Shell, streams: Streams, flags: dict[str, bool], prefix: str) -
             continue
         value = shell.vars.get(name)
         if prefix:
-            shown = attributes.flags() if attributes is not None else ""
+            shown = attributes.flags() if attributes is not None and prefix == "typeset" else ""
             lines.append(f"{prefix} {shown + ' ' if shown else ''}{_assignment(name, value)}")
         else:
             lines.append(_assignment(name, value))
@@ -191,10 +191,15 @@ def readonly(shell: Shell, argv: list[str], streams: Streams) -> int:
 
 
 def export(shell: Shell, argv: list[str], streams: Streams) -> int:
-    """`export [-p] [NAME[=VALUE]…]`: the names get the export attribute."""
+    """`export [-p] [NAME[=VALUE]…]`: the names get the export attribute; alone, the
+    exported names (-p: as `export NAME=value`)."""
     args = [arg for arg in argv[1:] if arg != "-p"]
     if not args:
-        _list(shell, streams, {"x": True}, "export")
+        if "-p" in argv[1:]:
+            _list(shell, streams, {"x": True}, "export")
+        else:
+            names = sorted(n for n, a in shell.attrs.items() if a.export)
+            streams.stdout.write("".join(name + "\n" for name in names).encode())
         return 0
     return typeset(shell, ["export", "-x", *args], streams)
 
