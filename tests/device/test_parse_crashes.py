@@ -7,6 +7,9 @@ written by hand in the exact shape AndroidRuntime, libc and ActivityManager prin
 
 from __future__ import annotations
 
+import time
+
+from adbwire.device.parsers.crash_stack import MAX_FRAMES, MAX_LINE_CHARS, MAX_STACK_LINES
 from adbwire.device.parsers.crashes import (
     Crash,
     crash_history,
@@ -15,7 +18,7 @@ from adbwire.device.parsers.crashes import (
     last_crash,
     package_pids,
 )
-from adbwire.device.parsers.logcat import parse_logcat
+from adbwire.device.parsers.logcat import LogEntry, parse_logcat
 from tests.device_outputs import device_output
 
 THREADTIME_CRASHES = """\
@@ -207,3 +210,102 @@ def test_pids_of_a_dead_app_from_the_log() -> None:
     )
     entries = parse_logcat(text + THREADTIME_CRASHES)
     assert package_pids(entries, "com.example.app") == {4123, 4200, 4321, 5555, 7001}
+
+
+def _entry(pid: int, tag: str, message: str, level: str = "E") -> LogEntry:
+    return LogEntry("05-02 14:31:07.101", pid, pid, level, tag, message, "crash")
+
+
+MEGABYTE = 1 << 20
+
+
+def test_a_hostile_java_crash_keeps_bounded_lines_and_says_what_it_cut() -> None:
+    """Lines of megabytes and a stack of thousands of lines (a log is the device's): each
+    line is cut at MAX_LINE_CHARS with a mark counting the rest, the stack at
+    MAX_STACK_LINES, and the lines left out are counted."""
+    huge_frame = "\tat a.B.c(" + "x" * MEGABYTE + ")"
+    frames = [huge_frame] + [f"\tat a.B.m{n}(B.java:{n})" for n in range(2000)]
+    entries = [
+        _entry(4321, "AndroidRuntime", "FATAL EXCEPTION: main"),
+        _entry(4321, "AndroidRuntime", "Process: com.example.app, PID: 4321"),
+        _entry(4321, "AndroidRuntime", "java.lang.IllegalStateException: " + "m" * MEGABYTE),
+        *(_entry(4321, "AndroidRuntime", frame) for frame in frames),
+    ]
+    (crash,) = find_crashes(entries)
+    assert crash.exception_type == "java.lang.IllegalStateException"
+    cut = MEGABYTE - MAX_LINE_CHARS
+    assert crash.message == "m" * MAX_LINE_CHARS + f" [... {cut} more chars cut]"
+    assert crash.root_cause_message == crash.message
+    assert len(crash.stack) == MAX_STACK_LINES
+    assert crash.lines_cut == 1 + len(frames) - MAX_STACK_LINES  # the exception line is one
+    assert crash.stack[1] == huge_frame[:MAX_LINE_CHARS] + (
+        f" [... {len(huge_frame) - MAX_LINE_CHARS} more chars cut]"
+    )
+    assert crash.stack[2] == "\tat a.B.m0(B.java:0)"  # real lines are kept whole
+    assert max(map(len, crash.stack)) < MAX_LINE_CHARS + 40
+
+
+def test_a_hostile_tombstone_keeps_bounded_frames_and_says_what_it_cut() -> None:
+    frames = [f"#{n:02d} pc {n:016x}  /system/lib64/libc.so (f{n}+4)" for n in range(100)]
+    frames[1] = "#01 pc 0000000000001000  /data/app/lib" + "y" * MEGABYTE + ".so"
+    lines = [
+        "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***",
+        "pid: 29478, tid: 29502, name: " + "t" * MEGABYTE + "  >>> com.example.notes <<<",
+        "signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0",
+        "Abort message: '" + "a" * MEGABYTE + "'",
+        "backtrace:",
+        *("      " + frame for frame in frames),
+    ]
+    (crash,) = find_crashes([_entry(30000, "DEBUG", line, "F") for line in lines])
+    assert (crash.kind, crash.pid, crash.process) == ("native", 29478, "com.example.notes")
+    assert len(crash.stack) == MAX_FRAMES and crash.lines_cut == len(frames) - MAX_FRAMES
+    assert crash.stack[0] == frames[0]
+    assert crash.stack[1].endswith(f" [... {len(frames[1]) - MAX_LINE_CHARS} more chars cut]")
+    assert crash.thread is not None and crash.thread.endswith(" more chars cut]")
+    assert crash.root_cause_message.startswith("SEGV_MAPERR, fault addr 0x0: aaa")
+    assert len(crash.root_cause_message) < MAX_LINE_CHARS + 80
+
+
+def test_crash_lines_built_to_make_a_parser_backtrack_are_read_in_linear_time() -> None:
+    """libc's Fatal signal line and the tombstone's pid line were each read with one regular
+    expression of lazy fields: a 60 KB line of repeated ", pid 1 (a" or " >>> a" took 16-20 s
+    (quadratic). The bound is loose on purpose: 2 MB lines of each shape."""
+    repeats = 300_000
+    hostile = [
+        _entry(6000, "libc", "Fatal signal 11 (SIGSEGV)" + ", pid 1 (a" * repeats, "F"),
+        _entry(6000, "libc", "Fatal signal 11 (SIGSEGV)" + " in tid 1 (a" * repeats, "F"),
+        _entry(7000, "DEBUG", "pid: 1, tid: 1, name: " + " >>> a" * repeats, "F"),
+        _entry(7000, "DEBUG", "pid: 1, tid: 1, name: " + " " * 6 * repeats + "x", "F"),
+    ]
+    started = time.monotonic()
+    assert find_crashes(hostile) == []
+    assert time.monotonic() - started < 10.0
+
+
+def test_libc_and_pid_lines_read_as_before() -> None:
+    """The linear readers name what the regular expressions they replace named."""
+    native = (
+        "Fatal signal 6 (SIGABRT), code -1 (SI_QUEUE) in tid 14567 (RenderThread), "
+        "pid 14520 (com.example.app)"
+    )
+    (crash,) = find_crashes([_entry(14520, "libc", native, "F")])
+    assert (crash.pid, crash.process, crash.thread) == (14520, "com.example.app", "RenderThread")
+    older = "Fatal signal 11 (SIGSEGV) at 0x00000030 (code=1), thread 5061 (Thread-329)"
+    assert find_crashes([_entry(5061, "libc", older, "F")]) == []  # names no pid: no crash
+    pid_lines = [
+        (
+            "pid: 876, tid: 876  >>> /system/bin/mediaserver <<<",
+            (876, None, "/system/bin/mediaserver"),
+        ),
+        (
+            "pid: 9, tid: 10, name: Binder:9_2  >>> system_server <<<",
+            (9, "Binder:9_2", "system_server"),
+        ),
+        ("pid: 9, tid: 10, name: a >>>b  >>> c <<<", (9, "a >>>b", "c")),
+        ("pid: 9, tid: 10, name: >>> c <<<", None),  # no blank between the name and >>>
+        ("pid: 9, tid: 10 >>> c", None),
+    ]
+    for line, expected in pid_lines:
+        found = find_crashes([_entry(1, "DEBUG", line, "F")])
+        got = (found[0].pid, found[0].thread, found[0].process) if found else None
+        assert got == expected, line

@@ -4,7 +4,8 @@ Java crashes come from ``AndroidRuntime``'s ``FATAL EXCEPTION`` blocks; native c
 libc's ``Fatal signal`` line joined with the tombstone crash_dump writes under the tag
 ``DEBUG`` (its ``>>> process <<<`` name, signal, cause and ``#NN pc`` frames — see
 ``tombstones``); ANRs from ``ActivityManager: ANR in``. ``crash_history`` merges the three,
-newest first.
+newest first. Every line is read in time linear in its length, and a crash keeps bounded
+lines and a bounded stack, counting what it cut (``crash_stack``): the log is the device's.
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from adbwire.device.parsers.crash_stack import MAX_STACK_LINES, capped_line, kept_lines
 from adbwire.device.parsers.logcat import LogEntry
 from adbwire.device.parsers.tombstones import Tombstone, find_tombstones
 
 _FATAL = re.compile(r"^FATAL EXCEPTION: (?P<thread>.*)$")
 _PROCESS = re.compile(r"^Process: (?P<process>[^,\s]+), PID: (?P<pid>\d+)")
 _EXCEPTION = re.compile(r"^(?P<type>[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+)(?::\s?(?P<msg>.*))?$")
-_NATIVE = re.compile(
-    r"^Fatal signal (?P<signo>\d+) \((?P<signal>SIG\w+)\).*?"
-    r"(?:in tid (?P<tid>\d+) \((?P<thread>[^)]*)\))?, pid (?P<pid>\d+) \((?P<process>[^)]*)\)"
-)
+# "Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 6000 (RenderThread),
+# pid 6000 (org.other.game)": read in three steps (`_native_names`), each linear.
+_NATIVE = re.compile(r"^Fatal signal (?P<signo>\d+) \((?P<signal>SIG\w+)\)")
+_NATIVE_PID = re.compile(r", pid (?P<pid>\d+) \((?P<process>[^)]*)\)")
+_NATIVE_PID_OPEN = re.compile(r", pid \d+ \(")
+_NATIVE_TID = re.compile(r"in tid (?P<tid>\d+) \((?P<thread>[^)]*)\)")
 _ANR = re.compile(r"^ANR in (?P<process>\S+)(?: \((?P<component>[^)]*)\))?")
 
 CrashKind = Literal["java", "native"]
@@ -51,8 +55,12 @@ class Crash:
     root_cause_type: str
     root_cause_message: str
     stack: tuple[str, ...]
+    """Its stack as logged: at most `MAX_STACK_LINES` (native: `MAX_FRAMES`) lines, each cut
+    at `MAX_LINE_CHARS` with a mark."""
     timestamp: str | None
     buffer: str | None
+    lines_cut: int = 0
+    """Stack lines past the limit, left out of `stack`."""
 
 
 @dataclass(frozen=True)
@@ -111,9 +119,9 @@ def _crashes_in_order(entries: Sequence[LogEntry]) -> list[tuple[int, Crash]]:
             elif (current := open_crashes.get(entry.pid)) is not None:
                 current.body.append(entry.message)
         elif entry.tag == "libc" and entry.level in "EF":
-            native = _NATIVE.match(entry.message)
+            native = _native_crash(entry)
             if native is not None:
-                found.append((index, _native_crash(entry, native)))
+                found.append((index, native))
     crashes: list[tuple[int, Crash]] = []
     for index, item in found:
         made = item if isinstance(item, Crash) else _java_crash(item.head, item.thread, item.body)
@@ -163,6 +171,7 @@ def _tombstone_crash(tombstone: Tombstone, libc: Crash | None) -> Crash:
         stack=tuple(tombstone.frames),
         timestamp=libc.timestamp if libc else tombstone.head.timestamp,
         buffer=libc.buffer if libc else tombstone.head.buffer,
+        lines_cut=tombstone.frames_cut,
     )
 
 
@@ -196,36 +205,70 @@ def _java_crash(head: LogEntry, thread: str, body: list[str]) -> Crash | None:
         and (m := _EXCEPTION.match(line.strip()[len("Caused by: ") :]))
     ]
     root = causes[-1] if causes else top
+    stack, cut = kept_lines(body, MAX_STACK_LINES)
     return Crash(
         kind="java",
-        process=process,
+        process=capped_line(process) if process is not None else None,
         pid=head.pid,
-        thread=thread.strip() or None,
-        exception_type=top.group("type"),
-        message=top.group("msg") or "",
-        root_cause_type=root.group("type"),
-        root_cause_message=root.group("msg") or "",
-        stack=tuple(body),
+        thread=capped_line(thread.strip()) or None,
+        exception_type=capped_line(top.group("type")),
+        message=capped_line(top.group("msg") or ""),
+        root_cause_type=capped_line(root.group("type")),
+        root_cause_message=capped_line(root.group("msg") or ""),
+        stack=stack,
         timestamp=head.timestamp,
         buffer=head.buffer,
+        lines_cut=cut,
     )
 
 
-def _native_crash(entry: LogEntry, match: re.Match[str]) -> Crash:
-    signal = match.group("signal")
+def _native_crash(entry: LogEntry) -> Crash | None:
+    head = _NATIVE.match(entry.message)
+    if head is None:
+        return None
+    names = _native_names(entry.message, head.end())
+    if names is None:
+        return None
+    pid, process, thread = names
+    signal = head.group("signal")
+    message = capped_line(entry.message)
     return Crash(
         kind="native",
-        process=match.group("process"),
-        pid=int(match.group("pid")),
-        thread=match.group("thread"),
+        process=capped_line(process),
+        pid=pid,
+        thread=capped_line(thread) if thread is not None else None,
         exception_type=signal,
-        message=entry.message,
+        message=message,
         root_cause_type=signal,
-        root_cause_message=entry.message,
+        root_cause_message=message,
         stack=(),
         timestamp=entry.timestamp,
         buffer=entry.buffer,
     )
+
+
+def _native_names(message: str, start: int) -> tuple[int, str, str | None] | None:
+    """The pid, process and thread libc names after `start`: the first ``, pid P (NAME)``,
+    and the ``in tid T (THREAD)`` right before it, if any. Linear in the line: a ``(``
+    without its ``)`` ends the search, since no later one can close (the single regular
+    expression this replaces backtracked quadratically: 60 KB, 20 s)."""
+    at = message.find(", pid ", start)
+    while at != -1:
+        pid = _NATIVE_PID.match(message, at)
+        if pid is not None:
+            break
+        if _NATIVE_PID_OPEN.match(message, at) is not None:
+            return None
+        at = message.find(", pid ", at + 1)
+    else:
+        return None
+    thread: str | None = None
+    if message.endswith(")", start, at):
+        after = message.rfind(")", start, at - 1) + 1  # THREAD holds no ")"
+        tid = _NATIVE_TID.search(message, max(after, start), at)
+        if tid is not None and tid.end() == at:
+            thread = tid.group("thread")
+    return int(pid.group("pid")), pid.group("process"), thread
 
 
 def find_anrs(entries: Sequence[LogEntry], package: str | None = None) -> list[Anr]:

@@ -11,7 +11,9 @@ dumps and memory maps, the lines an agent needs::
           #00 pc 0000000000002fb0  /data/app/~~x/lib/arm64/libx.so (f()+12) (BuildId: ...)
 
 Every line of one tombstone comes from one crash_dump (or debuggerd) process, whose pid is
-the log entry's pid; the crashed process is named in the ``pid:`` line.
+the log entry's pid; the crashed process is named in the ``pid:`` line. Each line is read in
+time linear in its length (a hostile log line can be megabytes), and what is kept of it is
+bounded (``crash_stack``).
 """
 
 from __future__ import annotations
@@ -20,14 +22,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from adbwire.device.parsers.crash_stack import MAX_FRAMES, capped_line
 from adbwire.device.parsers.logcat import LogEntry
 
-MAX_FRAMES = 64
 _START = re.compile(r"^\*\*\* \*\*\* \*\*\*")
-# "pid: 876, tid: 876  >>> /system/bin/mediaserver <<<" before Android 5 (no "name:")
-_PID = re.compile(
-    r"^pid: (?P<pid>\d+), tid: (?P<tid>\d+)(?:, name: (?P<thread>.*?))?\s+>>> (?P<process>.*?) <<<"
-)
+_PID_START = re.compile(r"^pid: (?P<pid>\d+), tid: (?P<tid>\d+)")
+_NAME = ", name: "
 _SIGNAL = re.compile(
     r"^signal (?P<signo>\d+) \((?P<signal>SIG\w+)\)(?:, code (?P<code>[^,]*))?"
     r"(?:, fault addr (?P<addr>\S+))?"
@@ -53,25 +53,30 @@ class Tombstone:
     cause: str | None = None
     abort_message: str | None = None
     frames: list[str] = field(default_factory=list)
+    frames_cut: int = 0
+    """Frames of the backtrace past `MAX_FRAMES`, left out."""
     in_backtrace: bool = False
 
     def feed(self, message: str) -> None:
         line = message.strip()
-        if (match := _PID.match(line)) is not None and self.pid is None:
-            self.pid, self.tid = int(match.group("pid")), int(match.group("tid"))
-            self.thread, self.process = match.group("thread"), match.group("process").strip()
+        if (named := _pid_line(line)) is not None and self.pid is None:
+            self.pid, self.tid, thread, process = named
+            self.thread = capped_line(thread) if thread is not None else None
+            self.process = capped_line(process.strip())
         elif (match := _SIGNAL.match(line)) is not None and self.signal is None:
             self.signal, self.code = match.group("signal"), match.group("code")
             self.fault_addr = match.group("addr")
         elif (match := _CAUSE.match(line)) is not None and self.cause is None:
-            self.cause = match.group("cause")
+            self.cause = capped_line(match.group("cause"))
         elif (match := _ABORT.match(line)) is not None and self.abort_message is None:
-            self.abort_message = match.group("message")
+            self.abort_message = capped_line(match.group("message"))
         elif line == "backtrace:":
             self.in_backtrace = not self.frames
         elif self.in_backtrace and _FRAME.match(line):
             if len(self.frames) < MAX_FRAMES:
-                self.frames.append(line)
+                self.frames.append(capped_line(line))
+            else:
+                self.frames_cut += 1
         elif self.in_backtrace and line:
             self.in_backtrace = False  # the stack, memory maps... that follow are not frames
 
@@ -103,7 +108,7 @@ def find_tombstones(entries: Sequence[LogEntry]) -> list[tuple[int, Tombstone]]:
         current = open_ones.get(entry.pid)
         # A tombstone whose "***" line was cut off (ring buffer, excerpt) starts at "pid:".
         starts = _START.match(line) or (
-            _PID.match(line) and (current is None or current.pid is not None)
+            _pid_line(line) is not None and (current is None or current.pid is not None)
         )
         if starts:
             current = open_ones[entry.pid] = Tombstone(entry)
@@ -111,3 +116,29 @@ def find_tombstones(entries: Sequence[LogEntry]) -> list[tuple[int, Tombstone]]:
         if current is not None:
             current.feed(line)
     return [(index, t) for index, t in found if t.pid is not None]
+
+
+def _pid_line(line: str) -> tuple[int, int, str | None, str] | None:
+    """pid, tid, thread and process of ``pid: P, tid: T, name: THREAD  >>> PROCESS <<<``
+    (before Android 5: no name), found with `str.find`: a regular expression with two lazy
+    fields backtracks quadratically over a line of many ``>>>`` (60 KB: 16 s)."""
+    start = _PID_START.match(line)
+    if start is None:
+        return None
+    thread: str | None = None
+    if line.startswith(_NAME, start.end()):
+        name_at = start.end() + len(_NAME)
+        opening = line.find(">>> ", name_at + 1)
+        while opening != -1 and not line[opening - 1].isspace():  # blanks before ">>>"
+            opening = line.find(">>> ", opening + 1)
+        if opening == -1:
+            return None
+        thread = line[name_at:opening].rstrip()
+    else:
+        opening = len(line) - len(line[start.end() :].lstrip())
+        if opening == start.end() or not line.startswith(">>> ", opening):
+            return None
+    closing = line.find(" <<<", opening + 4)  # none after this ">>>": none after a later one
+    if closing == -1:
+        return None
+    return int(start["pid"]), int(start["tid"]), thread, line[opening + 4 : closing]

@@ -15,6 +15,7 @@ from pydantic import Field
 
 from adbwire.device import logs as ops
 from adbwire.device.parsers import Anr, Crash
+from adbwire.device.parsers.crash_stack import shown_stack
 from adbwire.mcp.registry import ToolOutput, tool
 from adbwire.mcp.results.text_lines import one_line
 from adbwire.mcp.runtime import ToolCall
@@ -23,6 +24,7 @@ from adbwire.mcp.tools.common import Cursor, DeviceArgs, Package, Result, on
 
 Kind = Literal["java", "native", "anr"]
 STACK_LINES = 12
+LAST_CRASH_LINES = 30
 
 
 class CrashesArgs(DeviceArgs):
@@ -68,7 +70,7 @@ def listed_crash(event: Crash | Anr, stack_lines: int = STACK_LINES) -> ListedCr
         )
         return ListedCrash(item, ())
     cause = f"{event.root_cause_type}: {event.root_cause_message}".strip(": ")
-    stack = tuple(line.strip()[:300] for line in event.stack[:stack_lines])
+    stack = shown_stack(event.stack, event.lines_cut, stack_lines)
     item = CrashItem(
         kind=event.kind,
         time=event.timestamp,
@@ -137,7 +139,9 @@ def crash_report(crash: Crash | None) -> tuple[CrashReport, tuple[str, ...]]:
     """The newest crash's fields, and its stack (sent once, as text)."""
     if crash is None:
         return CrashReport(found=False), ()
-    stack = tuple(one_line(line.strip()) for line in crash.stack[:30])
+    stack = tuple(
+        one_line(line) for line in shown_stack(crash.stack, crash.lines_cut, LAST_CRASH_LINES)
+    )
     cause = f"{crash.root_cause_type}: {crash.root_cause_message}".strip(": ")
     return CrashReport(
         found=True,
