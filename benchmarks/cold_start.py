@@ -2,7 +2,8 @@
 
 - CLI: the whole `adbwire -s SERIAL shell true` (and `adbwire --version`) against a bare
   `python3 -S -c pass`, in wall-clock time and in CPU time (user + system of the child,
-  steadier than wall-clock on a shared machine);
+  steadier than wall-clock on a shared machine); and the floor under `shell true`: the
+  interpreter with its site and the standard-library modules that command needs, no adbwire;
 - MCP: spawn → first `tools/list` answer of `adbwire serve --no-usb` against the smallest
   stdio server on the same SDK (benchmarks/minimal_mcp_server.py).
 """
@@ -23,6 +24,13 @@ from typing import Any
 from benchmarks.children import REPO_ROOT
 
 WAIT = 120.0
+STDLIB_FLOOR = (
+    "import argparse, base64, enum, re, select, signal, socket, struct, threading, typing\n"
+    "argparse.ArgumentParser(prog='floor').parse_args([])\n"
+)
+"""What `adbwire -s S shell true` cannot do without (tests/test_cli_startup.py keeps the rest
+off its path): TCP, its reader thread, the parser (whose help texts load gettext and locale),
+SIGINT, the key's PEM, typing for the transports' runtime-checked protocols."""
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
@@ -134,7 +142,12 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
     environment = _environment(scratch, private_key)
     adbwire = _adbwire()
     bare = [sys.executable, "-S", "-c", "pass"]
-    cli: dict[str, list[float]] = {"python3 -S -c pass": [], "--version": [], "shell true": []}
+    cli: dict[str, list[float]] = {
+        "python3 -S -c pass": [],
+        "--version": [],
+        "stdlib floor": [],
+        "shell true": [],
+    }
     cli_cpu: dict[str, list[float]] = {name: [] for name in cli}
     mcp: dict[str, list[float]] = {"minimal server": [], "adbwire serve --no-usb": []}
     mcp_cpu: dict[str, list[float]] = {name: [] for name in mcp}
@@ -142,6 +155,7 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
     serve = [*adbwire, "serve", "--no-usb", "--no-audit"]
     shell = [*adbwire, "-s", serial, "shell", "true"]
     commands = {"python3 -S -c pass": bare, "--version": [*adbwire, "--version"]}
+    commands["stdlib floor"] = [sys.executable, "-c", STDLIB_FLOOR]
     commands["shell true"] = shell
     for _ in range(runs):
         for name, argv in commands.items():
@@ -154,13 +168,12 @@ def run(scratch: Path, private_key: Path, serial: str, runs: int) -> dict[str, A
             mcp_cpu[name].append(cpu)
     result: dict[str, Any] = {"runs": runs, "cli": _summary(cli), "mcp": _summary(mcp)}
     base = result["cli"]["python3 -S -c pass"]["median_s"]
-    result["cli_ratio"] = {
-        name: result["cli"][name]["median_s"] / base for name in ("--version", "shell true")
-    }
+    compared = ("--version", "stdlib floor", "shell true")
+    result["cli_ratio"] = {name: result["cli"][name]["median_s"] / base for name in compared}
     result["cli_cpu"] = _summary(cli_cpu)
     base_cpu = result["cli_cpu"]["python3 -S -c pass"]["median_s"]
     result["cli_cpu_ratio"] = {
-        name: result["cli_cpu"][name]["median_s"] / base_cpu for name in ("--version", "shell true")
+        name: result["cli_cpu"][name]["median_s"] / base_cpu for name in compared
     }
     result["load_average"] = os.getloadavg()
     result["mcp_ratio"] = (

@@ -263,7 +263,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv == ["--version"]:  # what argparse's version action prints, without argparse
         print(f"adbwire {__version__}")
         return 0
-    import signal  # noqa: PLC0415 - see the imports at the top
     import threading  # noqa: PLC0415
 
     from adbwire.errors import AdbwireError, Fault  # noqa: PLC0415
@@ -276,7 +275,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     configure_logging(debug=debug)
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.default_int_handler)  # see cli/__init__.py
+        from adbwire.cli import _signal  # noqa: PLC0415 - the C module, no enums (#20)
+
+        _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # see cli/__init__.py
     try:
         code: int = args.handler(args)
     except KeyboardInterrupt:
