@@ -4,6 +4,7 @@ report on stderr and $-. Expected texts are mksh R59's (with Android's `U` and u
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -90,3 +91,24 @@ def test_select_reads_adbs_stdin_and_time_reports_on_stderr(
     lines = timed.stderr.decode().splitlines()
     assert [line.split()[0] for line in lines] == ["real", "user", "sys"]
     assert float(lines[0].split()[1]) >= 0.2
+
+
+def test_read_t_gives_up_while_adbs_stdin_stays_open_and_quiet(
+    adb: AdbOracle, device: SimulatedDevice
+) -> None:
+    script = 'read -t 1 line; echo "$? [$line]"'
+    process = subprocess.Popen(
+        [str(ADB), "-s", device.serial, "shell", script],
+        env=adb.env,
+        stdin=subprocess.PIPE,  # open, and nothing written: only the time limit ends it
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        assert process.wait(timeout=60) == 0
+        assert process.stdout is not None
+        assert process.stdout.read() == b"142 []\n"
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()

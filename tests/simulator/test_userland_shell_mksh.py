@@ -11,6 +11,7 @@ things differ on a device, and are the device's here: Android's mksh assumes UTF
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -322,6 +323,34 @@ def test_read_t_gives_up_on_a_quiet_pipe_and_keeps_what_came(tmp_path: Path) -> 
     assert result.out == "142 [ab]\n"  # SIGALRM's status; waiting would read "ablate"
     prompt = run(userland, 'echo now | { read -t 5 y; echo "$? $y"; }')
     assert prompt.out == "0 now\n"
+
+
+class QuietHost(BufferIO):
+    """Input from the host that stays quiet until the shell printed `release_on`."""
+
+    def __init__(self, late: bytes, release_on: bytes) -> None:
+        super().__init__()
+        self._late = [late]
+        self._release_on = release_on
+        self._released = threading.Event()
+
+    def read_stdin(self, max_bytes: int = 65536) -> bytes:
+        if not self._released.wait(30):
+            return b""
+        return self._late.pop(0) if self._late else b""
+
+    def write_stdout(self, data: bytes) -> None:
+        super().write_stdout(data)
+        if self._release_on in self.stdout:
+            self._released.set()
+
+
+@pytest.mark.parametrize("pty", [False, True], ids=["raw", "pty"])
+def test_read_t_gives_up_on_quiet_host_input_and_loses_no_byte(tmp_path: Path, pty: bool) -> None:
+    io = QuietHost(b"late\n", release_on=b"142")
+    script = 'read -t 0.3 x; echo "$? [$x]"; read y; echo "[$y]"'
+    assert make_userland(tmp_path).run(script, io, pty=pty) == 0
+    assert bytes(io.stdout) == b"142 []\n[late]\n"
 
 
 def test_a_redirection_creates_files_under_the_umask(tmp_path: Path) -> None:

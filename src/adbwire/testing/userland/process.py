@@ -7,6 +7,7 @@ redirections and pipelines swap for files, buffers or /dev/null.
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
 from collections import deque
@@ -158,14 +159,50 @@ class NullWriter:
 
 
 class StdinReader:
-    """fd 0 of a process started by the protocol side; optionally turns CR into LF (a tty)."""
+    """fd 0 of a process started by the protocol side; optionally turns CR into LF (a tty).
+
+    A read with a time limit (`read -t`) that gives up leaves its read of the stream under
+    way in a helper thread; what that read brings is the next read's, so no byte is lost."""
 
     def __init__(self, io: ProcessIO, *, crlf_to_lf: bool = False) -> None:
         self._io = io
         self._crlf = crlf_to_lf
+        self._pending = b""
+        self._under_way: queue.Queue[bytes] | None = None
 
     def read(self, max_bytes: int = 65536) -> bytes:
+        if not self._pending and self._under_way is not None:
+            self._pending, self._under_way = self._under_way.get(), None
+            if not self._pending:
+                return b""
+        if self._pending:
+            data, self._pending = self._pending[:max_bytes], self._pending[max_bytes:]
+            return data
         data = self._io.read_stdin(max_bytes)
+        return data.replace(b"\r", b"\n") if self._crlf else data
+
+    def read_within(self, max_bytes: int, seconds: float) -> bytes | None:
+        """Like `read`, but None once `seconds` passed with nothing read."""
+        if not self._pending and self._under_way is None:
+            arrived: queue.Queue[bytes] = queue.Queue(maxsize=1)
+            self._under_way = arrived
+            threading.Thread(
+                target=lambda: arrived.put(self._read_converted()),
+                name="device stdin read",
+                daemon=True,
+            ).start()
+        if not self._pending and self._under_way is not None:
+            try:
+                self._pending = self._under_way.get(timeout=seconds)
+            except queue.Empty:
+                return None
+            self._under_way = None
+            if not self._pending:
+                return b""
+        return self.read(max_bytes)
+
+    def _read_converted(self) -> bytes:
+        data = self._io.read_stdin(65536)
         return data.replace(b"\r", b"\n") if self._crlf else data
 
 

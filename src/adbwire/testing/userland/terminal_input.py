@@ -8,6 +8,7 @@ ahead, turns ^C into an interrupt callback and queues the rest for the shell's r
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Final
 
@@ -56,3 +57,14 @@ class TerminalInput:
             del self._queued[:max_bytes]
             self._cond.notify_all()
             return chunk
+
+    def read_within(self, max_bytes: int, seconds: float) -> bytes | None:
+        """Like `read`, but None once `seconds` passed with nothing typed (`read -t`)."""
+        deadline = time.monotonic() + seconds
+        with self._cond:
+            while not self._queued and not self._ended and not self._io.cancelled:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(min(left, _POLL))
+        return self.read(max_bytes)

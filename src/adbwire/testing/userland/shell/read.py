@@ -24,7 +24,7 @@ def read_builtin(shell: Shell, argv: list[str], streams: Streams) -> int:
     DELIM; at most N bytes, or exactly N with -N) split on $IFS, the last name taking the
     rest. Without -r a backslash keeps the next character (a blank does not split there)
     and a backslash-newline joins the next line. -t gives up after SECONDS with status 142
-    (SIGALRM's), keeping what was read (on a pipe; other input is read without a limit);
+    (SIGALRM's), keeping what was read (on a pipe, a pty or the host's input);
     -u is accepted, not applied."""
     raw, values_of, names = _options(argv[1:])
     deadline = _deadline(values_of.get("t"))
