@@ -223,10 +223,10 @@ def test_sleep_sleeps(tmp_path: Path) -> None:
 
 def test_three_hundred_echos_are_cheap(tmp_path: Path) -> None:
     userland = make_userland(tmp_path)
-    started = time.monotonic()
+    started = time.process_time()  # CPU, not wall time: a loaded machine stretches the latter
     for index in range(300):
         assert run(userland, f"echo {index}").out == f"{index}\n"
-    assert time.monotonic() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_a_repeated_command_line_runs_afresh_each_time(tmp_path: Path) -> None:
