@@ -347,7 +347,10 @@ ASKED = [
     ("case x a) ls;; esac", "the guard cannot read the command line"),
     ("echo ${a b}", "the guard cannot read the command line (${a b}: bad substitution)"),
     ("echo ${X:-$(}", "the guard cannot read the command line"),
-    ("(" * 3000 + "echo" + ")" * 3000, "cannot read the command line (commands nested too deeply)"),
+    (
+        "( " * 3000 + "echo" + " )" * 3000,
+        "cannot read the command line (commands nested too deeply)",
+    ),
     ("eval " * (MAX_NESTING + 2) + "rm -rf /", f"nested more than {MAX_NESTING} levels deep"),
     ("find /data/local/tmp -fprintf /sdcard/x fmt -delete", "find -delete deletes files"),
     ("find /data/local/tmp ! -type d -delete", "find -delete deletes files"),

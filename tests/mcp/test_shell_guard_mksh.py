@@ -25,6 +25,8 @@ REFUSED = [
     ("select f in $(rm -rf /data); do :; done", "recursive deletion of /data"),
     ("time rm -rf /data | cat", "recursive deletion of /data"),
     ("time -p rm -rf /system", "recursive deletion of /system"),
+    ("(( $(rm -rf /data) ))", "recursive deletion of /data"),
+    ("while (( i < $(rm -rf /sdcard) )); do :; done", "recursive deletion of /sdcard"),
 ]
 
 ASKED = [
@@ -46,6 +48,7 @@ ORDINARY = [
     "time ls /sdcard",
     "time",
     "unalias ll",
+    "i=0; while (( i < 3 )); do (( i++ )); done; echo $((a[1] + i))",
 ]
 
 

@@ -113,7 +113,7 @@ def test_comments_and_line_continuations_vanish() -> None:
         ("echo a;; echo b", False),
         ("case x in a) ls;; b ls;; esac", False),
         ("f() ", True),
-        ("(" * 3000 + "echo" + ")" * 3000, False),  # deeper than Python's stack
+        ("( " * 3000 + "echo" + " )" * 3000, False),  # deeper than Python's stack
         ("echo ${a b}", False),
     ],
 )

@@ -96,3 +96,19 @@ def test_parse_lines_reads_each_line_with_the_aliases_of_that_moment() -> None:
     assert isinstance(first, Simple) and isinstance(second, Simple)
     assert first.words == [lit("x")]
     assert second.words == [lit("echo"), lit("hi")]
+
+
+def test_double_parentheses_where_a_command_starts_are_let() -> None:
+    (item,) = parse("((x = $y + 1))")
+    command = item.first.commands[0]
+    assert isinstance(command, Simple)
+    assert command.words == [  # `let` quoted: no alias of that name applies
+        Word((Lit("let", True),)),
+        Word((Lit("x = ", True), Param("y", True), Lit(" + 1", True))),
+    ]
+    loop = parse("while ((i < 3)); do ((i++)); done")[0].first.commands[0]
+    assert not isinstance(loop, Simple)
+    nested = parse("((cd /; ls); pwd)")[0].first.commands[0]  # subshells, not arithmetic
+    assert not isinstance(nested, Simple)
+    with pytest.raises(ShellSyntaxError):
+        parse("echo ((x))")

@@ -100,6 +100,19 @@ ARRAYS = [
         0,
     ),
     ("i=2; b[i*2]=x; echo ${!b[@]}", "4\n", "", 0),
+    (
+        'a=(5 6); echo $((a[1]+1)); i=0; (( a[i] += 2 )); echo ${a[0]}; let "a[1]=9"; echo ${a[@]}',
+        "7\n7\n7 9\n",
+        "",
+        0,
+    ),
+    (
+        "((x=1+2)); echo $x $?; (( 0 )); echo $?; i=0; while (( i < 3 )); do (( i++ )); "
+        "done; echo $i; ((cd /; echo in); pwd); ((1/0)); echo after $?",
+        "3 0\n1\n3\nin\n/\nafter 2\n",
+        "/system/bin/sh: 1/0: zero divisor\n",
+        0,
+    ),
     ("set -A; echo $?", "", "/system/bin/sh: set: -A: requires an argument\n", 1),
     ("set -A a; echo ${#a[@]}; a=s; echo ${a[0]}", "0\ns\n", "", 0),
 ]

@@ -1128,7 +1128,7 @@ def test_nesting_deeper_than_the_simulator_allows_ends_the_script_cleanly(
         "/system/bin/sh: f: too many nested function calls\n",
         "/system/bin/sh: commands nested too deeply\n",
     )
-    parens = run(userland, "(" * 3000 + "echo hi" + ")" * 3000)
+    parens = run(userland, "( " * 3000 + "echo hi" + " )" * 3000)  # `((` would be arithmetic
     assert (parens.err, parens.status) == (
         "/system/bin/sh: syntax error: commands nested too deeply\n",
         1,

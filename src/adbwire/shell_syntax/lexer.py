@@ -53,6 +53,8 @@ REDIRECT_OPS = ("<<<", "&>", ">>", ">&", "<&", ">|", "<>", ">", "<")
 CONTROL_OPS = ("&&", "||", ";;", ";&", ";|", ";", "&", "|", "(", ")")
 _DOUBLE_QUOTE_ESCAPABLE = '$`"\\\n'
 _METACHARS = " \t\n;&|()<>"
+_COMMAND_STARTERS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "{", "!",
+                               "time"})  # fmt: skip
 _ARRAY_START = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _QUOTE_OR_EXPANSION = "'\"$`"
 
@@ -144,12 +146,37 @@ class _Lexer:
         if self.src.startswith("<<", self.pos):
             self._heredoc(io_number)
             return True
+        if io_number is None and self.src.startswith("((", self.pos) and self._arith_command():
+            return True
         for op in (*REDIRECT_OPS, *CONTROL_OPS):
             if self.src.startswith(op, self.pos):
                 self.tokens.append(Op(op, io_number))
                 self.pos += len(op)
                 return True
         return False
+
+    def _arith_command(self) -> bool:
+        """mksh's `((EXPRESSION))` where a command starts: the tokens of `let
+        "EXPRESSION"`, which it is. False when the parentheses are subshells instead
+        (`((cd /; ls); pwd)`)."""
+        last = self.tokens[-1] if self.tokens else None
+        if isinstance(last, Word) and last.literal() not in _COMMAND_STARTERS:
+            return False
+        if isinstance(last, (Op, HereDoc)) and (
+            not isinstance(last, Op) or last.io_number is not None or last.text in REDIRECT_OPS
+        ):
+            return False
+        try:
+            end = find_closing_paren(self.src, self.pos + 2)
+        except ShellSyntaxError:
+            return False
+        if not self.src.startswith(")", end + 1):
+            return False
+        expression = _Lexer(self.src[self.pos + 2 : end]).expression_parts()
+        self.tokens.append(Word((Lit("let", True),)))
+        self.tokens.append(Word(tuple(expression) or (Lit("", True),)))
+        self.pos = end + 2
+        return True
 
     def _word(self, *, io_number: bool = True) -> None:
         parts: list[Part] = []

@@ -25,6 +25,10 @@ class VariableHost(Protocol):
 
     def set_var(self, name: str, value: str) -> None: ...
 
+    def element(self, name: str, index: int) -> str | None: ...
+
+    def set_element(self, name: str, index: int, value: str) -> None: ...
+
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[0-9][0-9A-Za-z_#]*)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>"
@@ -44,6 +48,16 @@ _BINARY: Final = (  # loosest first; each level is left-associative
 )
 _ASSIGNMENTS: Final = ("=", "*=", "/=", "%=", "+=", "-=", "<<=", ">>=", "&=", "^=", "|=")
 _MAX_DEPTH: Final = 64
+
+
+def _closing_bracket(text: str, start: int) -> int:
+    """Index of the `]` closing the `[` at `start`, or -1."""
+    depth = 0
+    for index in range(start, len(text)):
+        depth += (text[index] == "[") - (text[index] == "]")
+        if depth == 0:
+            return index
+    return -1
 
 
 def _int32(value: int) -> int:
@@ -73,8 +87,14 @@ class _Evaluator:
             if match is None:
                 raise self.failure(f"unexpected '{text[pos]}'")
             kind = match.lastgroup or "op"
-            tokens.append((kind, match.group(kind)))
+            text_of = match.group(kind)
             pos = match.end()
+            if kind == "name" and text.startswith("[", pos):  # an array element: a[EXPR]
+                end = _closing_bracket(text, pos)
+                if end < 0:
+                    raise self.failure("missing ]")
+                text_of, pos = text[match.start(kind) : end + 1], end + 1
+            tokens.append((kind, text_of))
             pos += len(text[pos:]) - len(text[pos:].lstrip())
         return tokens
 
@@ -125,7 +145,7 @@ class _Evaluator:
             if operator != "=":
                 right = self.apply(operator[:-1], self.variable(name, live=live), right, live=live)
             if live:
-                self.variables.set_var(name, str(right))
+                self.store(name, right)
             return right
         return self.ternary(live=live)
 
@@ -171,7 +191,7 @@ class _Evaluator:
                 raise self.failure(f"{operator} requires lvalue")
             value = _int32(self.variable(name, live=live) + (1 if operator == "++" else -1))
             if live:
-                self.variables.set_var(name, str(value))
+                self.store(name, value)
             return value
         return self.postfix(live=live)
 
@@ -184,7 +204,7 @@ class _Evaluator:
             if self.peek() in ("++", "--"):
                 step = 1 if self.take()[1] == "++" else -1
                 if live:
-                    self.variables.set_var(text, str(_int32(value + step)))
+                    self.store(text, _int32(value + step))
             return value
         if text == "(":
             value = self.comma(live=live)
@@ -208,8 +228,24 @@ class _Evaluator:
             reason = "bad number" if text == self.expression.strip() else f"bad number '{text}'"
             raise self.failure(reason) from None
 
+    def _element(self, name: str) -> tuple[str, int | None]:
+        """`a[EXPR]` as the array's name and the index; a plain name and None."""
+        if not name.endswith("]"):
+            return name, None
+        base, _, subscript = name[:-1].partition("[")
+        return base, _Evaluator(subscript, self.variables, self.active).run()
+
+    def store(self, name: str, value: int) -> None:
+        base, index = self._element(name)
+        if index is None:
+            self.variables.set_var(base, str(value))
+        else:
+            self.variables.set_element(base, index, str(value))
+
     def variable(self, name: str, *, live: bool) -> int:
-        value = (self.variables.get_var(name) or "").strip()
+        base, index = self._element(name)
+        raw = self.variables.get_var(base) if index is None else self.variables.element(base, index)
+        value = (raw or "").strip()
         if not value:
             return 0
         if name in self.active or len(self.active) >= _MAX_DEPTH:

@@ -63,6 +63,9 @@ class Parameters:
         assert isinstance(self, Shell)
         return self
 
+    def set_element(self, name: str, index: int, value: str) -> None:
+        variables.assign(self._shell(), name, value, index=index)
+
     def element(self, name: str, index: int) -> str | None:
         return variables.element(self._shell(), name, index)
 
