@@ -72,7 +72,7 @@ def test_write_and_close_without_credit_sends_after_the_okay() -> None:
     closer.start()
     try:
         deadline = time.monotonic() + 10
-        while not stream._outbox_bytes:  # "last" waits in the queue (no public sign of it)
+        while not stream._outbox.size:  # "last" waits in the queue (no public sign of it)
             assert time.monotonic() < deadline
             threading.Event().wait(0.001)
         assert sink.calls == [[(P.A_WRTE, 5, 9, b"output")]]

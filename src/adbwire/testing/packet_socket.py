@@ -98,7 +98,9 @@ class PacketSocket:
                 if self._tls is not None:
                     self._tls.send(parts)
                 else:
-                    _send_all(self.sock, parts)
+                    sent = self.sock.sendmsg(parts)
+                    if sent != total:  # on loopback nearly never: the rest, as it drains
+                        _send_all(self.sock, _skip(parts, sent))
                 self.sent += total
             except OSError as error:
                 self.dead = True
@@ -145,12 +147,16 @@ class PacketSocket:
 
 def _send_all(sock: socket.socket, parts: list[bytes | memoryview]) -> None:
     while parts:
-        sent = sock.sendmsg(parts)
-        while sent:
-            head = parts[0]
-            if sent >= len(head):
-                sent -= len(head)
-                parts.pop(0)
-            else:
-                parts[0] = head[sent:]
-                sent = 0
+        parts = _skip(parts, sock.sendmsg(parts))
+
+
+def _skip(parts: list[bytes | memoryview], count: int) -> list[bytes | memoryview]:
+    """`parts` without their first `count` bytes (what a sendmsg took)."""
+    index = 0
+    while index < len(parts) and count >= len(parts[index]):
+        count -= len(parts[index])
+        index += 1
+    rest = parts[index:]
+    if count:
+        rest[0] = memoryview(rest[0])[count:]
+    return rest

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import struct
 import threading
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
+from adbwire.testing.byte_queue import ByteQueue
 from adbwire.wire.packets import A_CLSE, A_OKAY, A_WRTE
 
 if TYPE_CHECKING:
@@ -79,15 +79,14 @@ class DeviceStream:
         self.delayed_ack = send_window is not None
         self._sink = sink
         self._faults = faults
-        self._lock = threading.RLock()
-        self._cond = threading.Condition(self._lock)  # `with self._lock` skips a Python frame
+        self._lock = threading.RLock()  # `with self._lock` skips the Condition's Python frame
+        self._cond: threading.Condition | None = None
+        """Made by the first wait: most streams (a short command's) never wait."""
         self._waiters = 0
-        self._inbox: deque[memoryview] = deque()
-        self._inbox_bytes = 0
+        self._inbox = ByteQueue()
         self._okay_owed = False
         self._unacked = 0
-        self._outbox: deque[memoryview] = deque()
-        self._outbox_bytes = 0
+        self._outbox = ByteQueue()
         self._in_flight = False
         self._available = send_window or 0
         self._sending = False
@@ -108,17 +107,24 @@ class DeviceStream:
     def closed(self) -> bool:
         return self._closed_local or self.cancelled
 
+    def _condition(self) -> threading.Condition:
+        cond = self._cond
+        if cond is None:
+            cond = self._cond = threading.Condition(self._lock)
+        return cond
+
     def _wait(self) -> None:
         """Condition.wait, counted so `_wake` can skip notify_all when nobody waits."""
+        cond = self._condition()
         self._waiters += 1
         try:
-            self._cond.wait()
+            cond.wait()
         finally:
             self._waiters -= 1
 
     def _wake(self) -> None:
         if self._waiters:
-            self._cond.notify_all()
+            self._condition().notify_all()
 
     # ---- inbound: called by the connection's reader thread -----------------------------
 
@@ -129,10 +135,9 @@ class DeviceStream:
                 return
             if payload:
                 self._inbox.append(memoryview(payload))
-                self._inbox_bytes += len(payload)
                 self._wake()
             if not self.delayed_ack:
-                if self._inbox_bytes <= self.max_payload:
+                if self._inbox.size <= self.max_payload:
                     send_okay = True
                 else:
                     self._okay_owed = True
@@ -158,7 +163,6 @@ class DeviceStream:
             # What the host wrote before its CLSE is still read, as adbd flushes a closing
             # socket's queue to the fd (local_socket_close); nothing more can be sent.
             self._outbox.clear()
-            self._outbox_bytes = 0
             self._wake()
         if not already_closed:
             self._sink.send_packet(A_CLSE, self.local_id, self.remote_id)
@@ -170,9 +174,7 @@ class DeviceStream:
 
     def _drop_queues(self) -> None:
         self._inbox.clear()
-        self._inbox_bytes = 0
         self._outbox.clear()
-        self._outbox_bytes = 0
         self._wake()
 
     # ---- reading: called by the service thread ----------------------------------------
@@ -181,7 +183,7 @@ class DeviceStream:
         """Up to max_bytes of what the host sent; b"" once the host closed the stream."""
         with self._lock:
             self._wait_for_input()
-            taken = self._take_input(max_bytes)
+            taken = self._inbox.take(max_bytes)
         data = b"".join(taken)
         self._after_consume(len(data))
         return data
@@ -200,7 +202,7 @@ class DeviceStream:
                 self._wait_for_input()
                 if not self._inbox:
                     raise StreamClosed(f"{self.service}: stream ended {remaining} bytes short")
-                taken = self._take_input(remaining)
+                taken = self._inbox.take(remaining)
             count = sum(len(piece) for piece in taken)
             remaining -= count
             for index in range(len(taken)):
@@ -212,20 +214,6 @@ class DeviceStream:
         while not self._inbox and not self.closed:
             self._wait()
 
-    def _take_input(self, limit: int) -> list[memoryview]:
-        taken: list[memoryview] = []
-        while self._inbox and limit > 0:
-            head = self._inbox[0]
-            if len(head) <= limit:
-                self._inbox.popleft()
-            else:
-                self._inbox[0] = head[limit:]
-                head = head[:limit]
-            taken.append(head)
-            limit -= len(head)
-            self._inbox_bytes -= len(head)
-        return taken
-
     def _after_consume(self, count: int) -> None:
         ack: int | None = None
         send_okay = False
@@ -236,7 +224,7 @@ class DeviceStream:
                 self._unacked += count
                 if self._unacked >= ACK_BATCH or not self._inbox:
                     ack, self._unacked = self._unacked, 0
-            elif self._okay_owed and self._inbox_bytes <= self.max_payload:
+            elif self._okay_owed and self._inbox.size <= self.max_payload:
                 self._okay_owed = False
                 send_okay = True
         if ack is not None:
@@ -261,14 +249,27 @@ class DeviceStream:
 
     def _queue(self, view: memoryview) -> None:
         with self._lock:
-            while self._outbox_bytes >= self.max_payload and not self.closed:
+            while self._outbox.size >= self.max_payload and not self.closed:
                 self._wait()
             if self.closed:
                 raise StreamClosed(f"{self.service}: the host closed the stream")
-            self._outbox.append(view)
-            self._outbox_bytes += len(view)
             self._written += len(view)
-        self._pump()
+            # Nothing queued or being sent, and flow control lets it go: it is the next WRTE.
+            at_once = (
+                not self._outbox
+                and not self._sending
+                and len(view) <= self.max_payload
+                and self._may_send()
+            )
+            if at_once:
+                self._sending = True
+                self._charge(len(view))
+            else:
+                self._outbox.append(view)
+        if at_once:
+            self._pump(view)
+        else:
+            self._pump()
 
     def _trickle(self, view: memoryview) -> None:
         """Faults.trickle: one byte per WRTE, the fault's interval apart, until closed."""
@@ -276,7 +277,7 @@ class DeviceStream:
             with self._lock:
                 self._waiters += 1
                 try:
-                    self._cond.wait_for(lambda: self.closed, self._faults.trickle_interval)
+                    self._condition().wait_for(lambda: self.closed, self._faults.trickle_interval)
                 finally:
                     self._waiters -= 1
             self._queue(view[index : index + 1])
@@ -285,61 +286,48 @@ class DeviceStream:
         while self._faults.stalls(self.service, self._written) and not self.closed:
             self._faults.wait_released(_STALL_POLL)
 
-    def _pump(self) -> None:
-        """Send whatever flow control allows; whoever holds the token re-checks before leaving."""
-        with self._lock:
-            if self._sending:
-                return
-            self._sending = True
+    def _pump(self, first: ReadableBuffer | None = None) -> None:
+        """Send whatever flow control allows; whoever holds the token re-checks before leaving.
+        `first`: a payload the caller already took (and the token with it)."""
+        chunk = first
+        if chunk is None:
+            with self._lock:
+                if self._sending:
+                    return
+                self._sending = True
         try:
             while True:
-                with self._lock:
-                    chunk = self._take_sendable()
-                    if chunk is None:
-                        self._sending = False
-                        self._wake()
-                        return
+                if chunk is None:
+                    with self._lock:
+                        chunk = self._take_sendable()
+                        if chunk is None:
+                            self._sending = False
+                            self._wake()
+                            return
                 self._sink.send_packet(A_WRTE, self.local_id, self.remote_id, chunk)
+                chunk = None
         except BaseException:
             with self._lock:
                 self._sending = False
                 self._wake()
             raise
 
-    def _take_sendable(self) -> ReadableBuffer | None:
-        if not self._outbox or self.cancelled:
-            return None
-        if self.delayed_ack:
-            if self._available <= 0:
-                return None
-        elif self._in_flight:
-            return None
-        head = self._outbox[0]
-        if len(head) >= self.max_payload:
-            chunk: ReadableBuffer = head[: self.max_payload]
-            if len(head) > self.max_payload:
-                self._outbox[0] = head[self.max_payload :]
-            else:
-                self._outbox.popleft()
-        else:
-            parts: list[memoryview] = []
-            room = self.max_payload
-            while self._outbox and room > 0:
-                piece = self._outbox[0]
-                if len(piece) > room:
-                    parts.append(piece[:room])
-                    self._outbox[0] = piece[room:]
-                    room = 0
-                else:
-                    parts.append(self._outbox.popleft())
-                    room -= len(piece)
-            chunk = parts[0] if len(parts) == 1 else b"".join(parts)
-        size = len(memoryview(chunk))
-        self._outbox_bytes -= size
+    def _may_send(self) -> bool:
+        """Flow control lets a WRTE go now (lock held)."""
+        return self._available > 0 if self.delayed_ack else not self._in_flight
+
+    def _charge(self, size: int) -> None:
+        """A WRTE of `size` bytes goes now: count it against flow control (lock held)."""
         if self.delayed_ack:
             self._available -= size
         else:
             self._in_flight = True
+
+    def _take_sendable(self) -> ReadableBuffer | None:
+        if not self._outbox or self.cancelled or not self._may_send():
+            return None
+        chunk, size = self._outbox.take_payload(self.max_payload)
+        self._charge(size)
         self._wake()
         return chunk
 
@@ -355,14 +343,11 @@ class DeviceStream:
                 and not self._outbox
                 and not self._sending
                 and not self.closed
-                and (self._available > 0 if self.delayed_ack else not self._in_flight)
+                and self._may_send()
             )
             if fused:
                 self._written += len(view)
-                if self.delayed_ack:
-                    self._available -= len(view)
-                else:
-                    self._in_flight = True
+                self._charge(len(view))
                 self._closed_local = True
                 self._drop_queues()
         if not fused:
@@ -392,7 +377,6 @@ class DeviceStream:
             self._closed_local = True
             if keep_input:
                 self._outbox.clear()
-                self._outbox_bytes = 0
                 self._wake()
             else:
                 self._drop_queues()

@@ -132,7 +132,8 @@ class TaskGroup:
 
     def __init__(self, pool: WorkerPool) -> None:
         self._pool = pool
-        self._changed = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()  # `with self._lock` skips the Condition's Python frame
+        self._changed = threading.Condition(self._lock)
         self._running: dict[int, str] = {}
         self._tokens = itertools.count()
         self._waiting = False
@@ -140,7 +141,7 @@ class TaskGroup:
     def submit(self, name: str, target: Callable[..., None], *args: object) -> None:
         """Run target(*args) in the pool; `name` identifies it if it outlives `wait`."""
         token = next(self._tokens)
-        with self._changed:
+        with self._lock:
             self._running[token] = name
 
         def job() -> None:
@@ -156,7 +157,7 @@ class TaskGroup:
             raise
 
     def _finished(self, token: int) -> None:
-        with self._changed:
+        with self._lock:
             del self._running[token]
             if self._waiting and not self._running:
                 self._changed.notify_all()

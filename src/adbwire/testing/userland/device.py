@@ -84,7 +84,10 @@ class Device:
         return 0 if self.state.root else SHELL
 
     def adbd_pid(self) -> int:
-        return next(iter(self.state.pids_of("adbd")), 1)
+        """The newest adbd's pid (1 if none runs): every shell session's parent."""
+        state = self.state
+        with state.lock:  # another session may be adding or reaping a process
+            return max((p.pid for p in state.processes.values() if p.name == "adbd"), default=1)
 
     def environment(self) -> dict[str, str]:
         user = "root" if self.state.root else "shell"

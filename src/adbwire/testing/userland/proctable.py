@@ -58,7 +58,9 @@ class ProcessTable:
         name = (argv[0].rsplit("/", 1)[-1] if argv else "sh") or "sh"
         state = self.state
         with state.lock:
-            pid = self.allocate_pid()
+            pid = next(self._pids)
+            while pid in state.processes:
+                pid = next(self._pids)
             process = Process(
                 pid,
                 name,
