@@ -395,3 +395,12 @@ def test_files_exec_opened_close_when_an_interactive_session_ends(
     text = (tmp_path / "data/local/tmp/log.txt").read_text()
     assert text == "into log\nls: /nope: No such file or directory\n"
     assert os.path.getsize(tmp_path / "data/local/tmp/log.txt") == len(text)
+
+
+def test_an_alias_typed_in_an_interactive_session_applies_to_the_next_lines(
+    tmp_path: Path,
+) -> None:
+    io = BufferIO(b"alias hi='echo hello'\nhi there\nunalias hi\nhi\n")
+    assert make_userland(tmp_path).run("", io) == 127
+    assert bytes(io.stdout) == b"hello there\n"
+    assert bytes(io.stderr) == b"/system/bin/sh: hi: inaccessible or not found\n"

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING
 from adbwire.shell_syntax.lexer import ShellSyntaxError, Token, tokenize
 from adbwire.shell_syntax.parser import (
     AndOr,
-    Assign,
     Case,
     Command,
     Conditional,
@@ -45,7 +44,7 @@ from adbwire.testing.userland.process import (
 )
 from adbwire.testing.userland.shell import control, jobs, redirects, testexpr, traps, variables
 from adbwire.testing.userland.shell.aliases import DEFAULT_ALIASES, alias, builtin, unalias, whence
-from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
+from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
 from adbwire.testing.userland.shell.child import run_device_command
@@ -198,7 +197,6 @@ class Shell(Parameters):
         child.arrays = {name: dict(items) for name, items in self.arrays.items()}
         child.aliases = dict(self.aliases)
         child.umask = self.umask
-        child.interactive = self.interactive
         return child
 
     def resolve(self, path: str) -> str:
@@ -226,12 +224,6 @@ class Shell(Parameters):
             self._sources -= 1
             if not self._sources:  # the files `exec >FILE` opened close with the script
                 self.close_files()
-
-    def export_environment(self) -> None:
-        """The variables the shell started with are exported (`export` lists them)."""
-        for name in self.vars:
-            if name != "IFS":  # the shell's own, not inherited
-                self.attrs.setdefault(name, variables.Attributes()).export = True
 
     def close_files(self) -> None:
         """Close what `exec >FILE` opened (a script's end, an interactive session's)."""
@@ -355,7 +347,7 @@ class Shell(Parameters):
         argv = expand_words(self, command.words, self.listdir, self.cwd)
         if not argv:  # `x=$(cmd)` has cmd's status; `x=1` has 0
             for assign in command.assigns:
-                self._assign(assign)
+                self.assign_word(assign)
             return self.last_status if self.substitutions != substitutions else 0
         values = [(a.name, expand_single(self, a.value)) for a in command.assigns]
         saved = {name: self.vars.get(name) for name, _ in values}
@@ -376,18 +368,6 @@ class Shell(Parameters):
                     self.vars.pop(name, None)
                 else:
                     self.vars[name] = old
-
-    def _assign(self, assign: Assign) -> None:
-        if assign.items is not None:  # NAME=(…), NAME+=(…)
-            items = expand_words(self, list(assign.items), self.listdir, self.cwd)
-            append = assign.append
-            variables.set_array(self, assign.name, items, replace=not append, after=append)
-            return
-        value = expand_single(self, assign.value)
-        index = None
-        if assign.subscript is not None:
-            index = evaluate(expand_single(self, assign.subscript) or "0", self)
-        variables.assign(self, assign.name, value, index=index, append=assign.append)
 
     def execute(self, argv: list[str], streams: Streams) -> int:
         """Run one already-expanded command: a shell builtin, a device command, or 127."""

@@ -1,6 +1,6 @@
-"""The parameters a shell expands: variables (with mksh's dynamic ones, $RANDOM, $SECONDS,
-$PPID, $PWD), array elements, positional parameters and the special ones ($? $$ $# $@ $*
-$0 $! $-)."""
+"""The parameters a shell expands and assigns: variables (with mksh's dynamic ones,
+$RANDOM, $SECONDS, $PPID, $PWD), array elements, positional parameters and the special
+ones ($? $$ $# $@ $* $0 $! $-)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,10 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from adbwire.shell_syntax.tree import Assign
 from adbwire.testing.userland.shell import variables
+from adbwire.testing.userland.shell.arith import evaluate
+from adbwire.testing.userland.shell.expand import expand_single, expand_words
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.android.state import Process
@@ -74,6 +77,26 @@ class Parameters:
 
     def indexes(self, name: str) -> list[int]:
         return variables.indexes(self._shell(), name)
+
+    def assign_word(self, assign: Assign) -> None:
+        """Run one assignment of a command: `NAME=…`, `NAME+=…`, `a[i]=…`, `a=(…)`."""
+        shell = self._shell()
+        if assign.items is not None:  # NAME=(…), NAME+=(…)
+            items = expand_words(shell, list(assign.items), shell.listdir, shell.cwd)
+            append = assign.append
+            variables.set_array(shell, assign.name, items, replace=not append, after=append)
+            return
+        value = expand_single(shell, assign.value)
+        index = None
+        if assign.subscript is not None:
+            index = evaluate(expand_single(shell, assign.subscript) or "0", shell)
+        variables.assign(shell, assign.name, value, index=index, append=assign.append)
+
+    def export_environment(self) -> None:
+        """The variables the shell started with are exported (`export` lists them)."""
+        for name in self.vars:
+            if name != "IFS":  # the shell's own, not inherited
+                self._shell().attrs.setdefault(name, variables.Attributes()).export = True
 
     def option_letters(self) -> str:
         """`$-`, in mksh's order: e u, i l m s (interactive, login, monitor, stdin), h
