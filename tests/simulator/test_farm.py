@@ -72,13 +72,16 @@ def test_ports_are_consecutive_from_first_port() -> None:
 
 
 def test_stop_closes_every_listener_and_connection() -> None:
+    earlier = set(threading.enumerate())  # another test's leftovers are not this farm's
     farm = DeviceFarm(20, OPEN).start()
     try:
         clients = AdbClient.connect_tcp_many(farm.addresses, [])
         assert all(isinstance(c, AdbClient) for c in clients.values())
     finally:
         farm.stop()
-    assert not any(t.name == "adbd-sim farm accept" for t in threading.enumerate())
+    assert not [
+        t for t in threading.enumerate() if t.name == "adbd-sim farm accept" and t not in earlier
+    ]
     for client in clients.values():
         assert isinstance(client, AdbClient)
         with pytest.raises(DisconnectedError):

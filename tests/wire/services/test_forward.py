@@ -203,6 +203,7 @@ def test_list_and_remove(forwarder: PortForwarder, echo_server: LoopbackServer) 
 def test_close_ends_open_relays_and_threads(
     connection: Connection, echo_server: LoopbackServer
 ) -> None:
+    earlier = set(threading.enumerate())  # another test's leftovers are not these relays
     forwarder = PortForwarder(connection)
     forward = forwarder.forward("tcp:0", f"tcp:{echo_server.port}")
     clients = [dial(forward.port) for _ in range(5)]
@@ -214,9 +215,11 @@ def test_close_ends_open_relays_and_threads(
         assert recv_all(sock) == b""
         sock.close()
     assert forward.closed and forward.error is None
-    assert wait_until(
-        lambda: not [t for t in threading.enumerate() if t.name.startswith("adbwire-forward")]
-    )
+
+    def relays() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name.startswith("adbwire-forward")]
+
+    assert wait_until(lambda: not set(relays()) - earlier)
     with pytest.raises(UsageError, match="closed"):
         forwarder.forward("tcp:0", "tcp:1")
 
