@@ -25,12 +25,12 @@ from benchmarks.children import REPO_ROOT
 
 WAIT = 120.0
 STDLIB_FLOOR = (
-    "import argparse, base64, enum, re, select, signal, socket, struct, threading, typing\n"
+    "import argparse, base64, enum, re, select, socket, struct, threading, typing\n"
     "argparse.ArgumentParser(prog='floor').parse_args([])\n"
 )
 """What `adbwire -s S shell true` cannot do without (tests/test_cli_startup.py keeps the rest
 off its path): TCP, its reader thread, the parser (whose help texts load gettext and locale),
-SIGINT, the key's PEM, typing for the transports' runtime-checked protocols."""
+the key's PEM, typing for the transports' runtime-checked protocols."""
 INITIALIZE = {
     "protocolVersion": "2025-06-18",
     "capabilities": {},
