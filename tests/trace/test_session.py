@@ -19,7 +19,7 @@ from adbwire.mcp.trace import recorder as recorder_module
 from adbwire.mcp.trace import start_trace
 from adbwire.mcp.trace.format import read_trace
 from adbwire.mcp.trace.recorder import TracedCall, TraceRecorder
-from adbwire.mcp.trace.writer import Shot
+from adbwire.mcp.trace.writer import CAPTURE_THREAD, Shot
 from adbwire.wire.client import AdbClient
 from tests.mcp.harness import WAIT, connected, make_app, simulated
 from tests.trace.flows import FLOW, SECRET, record_flow
@@ -117,14 +117,15 @@ async def test_concurrent_calls_are_numbered_as_they_arrive(tmp_path: Path) -> N
 async def test_the_next_action_waits_for_the_screen_after_the_last_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The screen after an action is taken on the writer's thread; the device's next action
-    takes its 'before' only once that is done, and closing the session takes the last one."""
+    """The screen after an action is taken in the device's capture lane (off the call and
+    off the writer thread); the device's next action takes its 'before' only once that is
+    done, and closing the session takes the last one."""
     captures: list[tuple[str, float, float]] = []
     original = recorder_module._grab
 
     def slow_grab(client: AdbClient, paths: CapturePaths) -> Shot:
         started = time.monotonic()
-        if threading.current_thread().name == "adbwire-trace":
+        if threading.current_thread().name == CAPTURE_THREAD:
             time.sleep(0.3)  # a slow 'after': the next 'before' must still come later
         shot = original(client, paths)
         captures.append((threading.current_thread().name, started, time.monotonic()))
@@ -134,11 +135,11 @@ async def test_the_next_action_waits_for_the_screen_after_the_last_one(
     async with serve_session(simulate=True, trace=tmp_path / "trace") as session:
         for _ in range(2):
             assert not (await session.call_tool("tap", {"x": 10, "y": 10})).is_error
-    writer = [c for c in captures if c[0] == "adbwire-trace"]
+    writer = [c for c in captures if c[0] == CAPTURE_THREAD]
     assert len(captures) == 4 and len(writer) == 2  # two 'before', two 'after'
     intervals = sorted(captures, key=lambda c: c[1])
     assert all(a[2] <= b[1] for a, b in itertools.pairwise(intervals))  # none overlap
-    assert [c[0] == "adbwire-trace" for c in intervals] == [False, True, False, True]
+    assert [c[0] == CAPTURE_THREAD for c in intervals] == [False, True, False, True]
     steps = read_trace(tmp_path / "trace").steps
     assert all("file" in s["screens"][m] for s in steps for m in ("before", "after"))
 

@@ -1,13 +1,17 @@
-"""A trace never makes a tool call wait: a writer stuck on a device's screen drops steps
-(counted), and the screen after an action is skipped while the device is busy."""
+"""A trace never makes a tool call wait: a device stuck on its screen drops its own steps
+(counted) and holds back no other device's, and the screen after an action is skipped while
+the device is busy."""
 
 from __future__ import annotations
 
+import collections
+import json
 import threading
 from pathlib import Path
 
 import anyio
 import pytest
+from PIL import Image
 
 from adbwire.errors import DeviceQueueFullError
 from adbwire.mcp.trace import recorder as recorder_module
@@ -24,8 +28,9 @@ from tests.mcp.harness import WAIT, connected, make_app
 async def test_calls_return_while_the_writer_is_stuck_on_a_frozen_screen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The tap freezes the device's screencap (stall fault): the writer hangs on the screen
-    after it (for longer than the test's bound), and calls after it fill the queue."""
+    """The tap freezes the device's screencap (stall fault): the device's capture lane hangs
+    on the screen after it (for longer than the test's bound), and calls after it fill the
+    lane."""
     monkeypatch.setattr(recorder_module, "CAPTURE_TIMEOUT", 3 * WAIT)
     frozen: list[SimulatedDevice] = []
 
@@ -37,7 +42,7 @@ async def test_calls_return_while_the_writer_is_stuck_on_a_frozen_screen(
 
     def capture_after_the_freeze(call: Invocation) -> int:
         if frozen[0].faults.stalled_services:
-            frozen_capture.set()  # the writer has passed its busy check and is capturing
+            frozen_capture.set()  # the lane has passed its busy check and is capturing
         return call.userland.run(call.command, call.io, pty=call.pty)
 
     userland = hostile_userland(
@@ -52,7 +57,7 @@ async def test_calls_return_while_the_writer_is_stuck_on_a_frozen_screen(
         try:
             async with connected(app) as client:
                 assert not (await client.call_tool("tap", {"x": 10, "y": 10})).is_error
-                # The writer must be stuck before the calls start: while they run in the
+                # The lane must be stuck before the calls start: while they run in the
                 # device's lane, the screen after the tap would be skipped (device busy).
                 assert await anyio.to_thread.run_sync(frozen_capture.wait, WAIT)
                 for _ in range(calls):  # the queue fills up; none of them waits for it
@@ -108,3 +113,49 @@ def test_closing_behind_a_stuck_capture_and_a_full_queue_is_bounded(
         assert not release.is_set() and not taken.is_set()
     finally:
         release.set()
+
+
+def test_a_device_stuck_on_its_screen_holds_back_no_other_device(tmp_path: Path) -> None:
+    """Device A's screen after an action hangs (a frozen device whose lane is idle): device
+    B's steps still get their screens and are written meanwhile, none dropped."""
+    release, entered = threading.Event(), threading.Event()
+
+    def stuck() -> Shot:
+        entered.set()
+        release.wait(WAIT)
+        raise TimeoutError("no screen within the deadline")
+
+    def quick() -> Shot:
+        return Shot(Image.new("RGB", (48, 96)), 1080, 2400)
+
+    writer = TraceWriter(tmp_path / "t")
+    others = 2 * QUEUE_SIZE  # more than the writer's queue holds
+    written: dict[int, threading.Event] = collections.defaultdict(threading.Event)
+    append_line = writer._append_line
+
+    def noting_written(line: bytes) -> None:
+        append_line(line)
+        index = json.loads(line).get("index")
+        if isinstance(index, int):
+            written[index].set()
+
+    writer._append_line = noting_written  # type: ignore[method-assign]
+    try:
+        step = {"kind": "step", "index": writer.next_index(), "device": "A"}
+        frozen = writer.submit(step, {}, ("after", stuck))
+        assert entered.wait(WAIT)
+        for _ in range(others):  # each one taken and written while A is stuck
+            index = writer.next_index()
+            step = {"kind": "step", "index": index, "device": "B"}
+            assert writer.submit(step, {}, ("after", quick)).wait(WAIT)
+            assert written[index].wait(WAIT)
+        assert not release.is_set() and not frozen.is_set()  # A was stuck all along
+    finally:
+        release.set()
+    writer.close()
+    trace = read_trace(tmp_path / "t")
+    assert (len(trace.steps), trace.dropped_steps) == (1 + others, 0)
+    assert trace.steps[0]["screens"]["after"] == {
+        "missing": "no screen: no screen within the deadline"
+    }
+    assert all("file" in step["screens"]["after"] for step in trace.steps[1:])

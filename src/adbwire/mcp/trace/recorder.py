@@ -7,11 +7,12 @@
 With tracing off `app.trace` is None and the runtime skips all three. With it on, a call
 that acts on what the screen shows (`shows_screen`) waits for one capture, the screen before
 it, downscaled at once, in the device's lane like its other calls. The screen after it is
-taken on the writer's thread while the agent reads the result; the device's next action
-waits for that capture first, so a 'before' is never taken ahead of the previous 'after'.
+taken in the writer's capture lane for the device while the agent reads the result; the
+device's next action waits for that capture first, so a 'before' is never taken ahead of the
+previous 'after'.
 Each capture reads within `CAPTURE_TIMEOUT` over the path the device's screenshots use
 (``path_choice``, via the app's ``ScreenHistory``) into the pooled frame buffer, so a trace
-costs what a screenshot does. Encoding and writing happen on the writer's thread too. A
+costs what a screenshot does. Encoding and writing happen on the writer's thread. A
 capture that fails or times out leaves the step without that screen, with the reason;
 tracing never fails a call.
 """
@@ -273,8 +274,9 @@ def _grab(client: AdbClient, paths: CapturePaths) -> Shot:
 
 
 def _grab_unless_busy(lane: DeviceLane, client: AdbClient, paths: CapturePaths) -> Shot:
-    """The screen after an action, on the writer's thread: skipped while the device's lane
-    has calls running or waiting (a hung device would hold the writer for every step)."""
+    """The screen after an action, in the trace's capture lane for the device: skipped while
+    the device's lane has calls running or waiting (a hung device would hold back every step
+    of the device)."""
     if lane.running or lane.waiting:
         raise DeviceQueueFullError("skipped: the device was busy with other calls")
     return _grab(client, paths)

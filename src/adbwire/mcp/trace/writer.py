@@ -1,10 +1,13 @@
 """Writing a trace: a private directory, one JSON line per call, screenshots within a budget.
 
-The tool call only hands its record over (`TraceWriter.submit`); one writer thread encodes the
-screenshots, writes them (under a temporary name, then renamed), appends the line and keeps
-the directory under its size budget, dropping the oldest screenshots first. When even the
-lines no longer fit, further calls are counted, not written, and the count closes the file.
-Nothing here may fail a tool call: a disk error is logged once and ends the recording.
+The tool call only hands its record over (`TraceWriter.submit`). A screen still to take
+(the screen after an action) is taken in the device's own capture lane, a thread that lives
+while the device has steps waiting: a frozen device holds back its own steps only, never
+another device's. Then one writer thread encodes the screenshots, writes them (under a
+temporary name, then renamed), appends the line and keeps the directory under its size
+budget, dropping the oldest screenshots first. When even the lines no longer fit, further
+calls are counted, not written, and the count closes the file. Nothing here may fail a tool
+call: a disk error is logged once and ends the recording.
 """
 
 from __future__ import annotations
@@ -36,9 +39,12 @@ MIN_BUDGET_BYTES = 64 * 1024
 END_RESERVE = 256
 """Bytes kept for the closing line, whatever the steps used."""
 QUEUE_SIZE = 16
-"""Calls waiting for the writer thread; a call that finds it full is counted as dropped, never
-waits (bounded memory, and a writer stuck on a hung device's screen stalls no call)."""
+"""Calls waiting for the writer thread, and, apart, for one device's capture lane; a call that
+finds its place full is counted as dropped, never waits (bounded memory, and a hung device's
+screen stalls no call)."""
 WEBP_QUALITY = 70
+CAPTURE_THREAD = "adbwire-trace-capture"
+"""The name of a device's capture lane thread."""
 CLOSE_TIMEOUT = 30.0
 
 
@@ -52,8 +58,9 @@ class Shot:
 
 
 Capture = Callable[[], Shot]
-"""Takes a screen on the writer's thread (the screen after an action, while the agent reads
-the result); raising leaves the step without it, with the reason."""
+"""Takes a screen in the device's capture lane (the screen after an action, while the agent
+reads the result) within its own deadline; raising leaves the step without it, with the
+reason."""
 
 
 @dataclass
@@ -93,6 +100,11 @@ class TraceWriter:
         self._index = 0
         self._index_lock = threading.Lock()
         self._closed = False
+        self._lanes: dict[str | None, collections.deque[_Job]] = {}
+        """Per device, its steps waiting behind a screen to take (the first is being taken)."""
+        self._lanes_changed = threading.Condition()
+        self._sealed = False
+        """Closing gave up on the lanes: what they hold is counted as dropped, not handed on."""
         header = {
             "format": FORMAT,
             "version": VERSION,
@@ -124,36 +136,91 @@ class TraceWriter:
         later: tuple[str, Capture] | None = None,
     ) -> threading.Event:
         """Queue a finished call (`record` gets its ``screens`` when written), and `later`,
-        a screen to take first on the writer's thread. Never blocks: a full queue counts the
-        call as dropped. The event is set once that screen is taken (or failed, or dropped)."""
+        a screen to take first, in the capture lane of the record's ``device``. A device's
+        steps are written in the order they finished. Never blocks: a full queue or lane
+        counts the call as dropped. The event is set once that screen is taken (or failed,
+        or dropped), or, without one, once the call is written."""
         job = _Job(record, shots, later)
-        if self._closed:
-            job.taken.set()
-            return job.taken
-        try:
-            self._queue.put_nowait(job)
-        except queue.Full:
-            with self._count_lock:
-                self.dropped_steps += 1
-            job.taken.set()
+        device = record.get("device")
+        key = device if isinstance(device, str) else None
+        with self._lanes_changed:
+            lane = self._lanes.get(key)
+            if self._closed:
+                job.taken.set()
+            elif lane is None and later is None:  # nothing ahead of it, nothing to take
+                self._hand_over(job)
+            elif lane is None:
+                self._lanes[key] = collections.deque([job])
+                threading.Thread(
+                    target=self._run_lane, args=(key,), name=CAPTURE_THREAD, daemon=True
+                ).start()
+            elif len(lane) < QUEUE_SIZE:
+                lane.append(job)
+            else:
+                self._count_dropped(1)
+                job.taken.set()
         return job.taken
 
     def flush(self) -> None:
         """Wait until every call submitted so far is on disk."""
+        with self._lanes_changed:
+            self._lanes_changed.wait_for(lambda: not self._lanes)
         self._queue.join()
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+        """Write what is submitted and the closing line, within `CLOSE_TIMEOUT`: the steps of a
+        device whose screen is still being taken by then are counted as dropped."""
         deadline = time.monotonic() + CLOSE_TIMEOUT
-        with contextlib.suppress(queue.Full):  # a full queue behind a stuck capture
-            self._queue.put(None, timeout=CLOSE_TIMEOUT)
+        with self._lanes_changed:
+            if self._closed:
+                return
+            self._closed = True
+            if not self._lanes_changed.wait_for(lambda: not self._lanes, CLOSE_TIMEOUT):
+                self._sealed = True
+                stuck = sum(len(lane) for lane in self._lanes.values())
+                self._count_dropped(stuck)
+                log.warning("trace: %d step(s) left behind a screen still being taken", stuck)
+        with contextlib.suppress(queue.Full):  # the writer stuck on a disk
+            self._queue.put(None, timeout=max(0.0, deadline - time.monotonic()))
         self._thread.join(max(0.0, deadline - time.monotonic()))
         if self._thread.is_alive():
             log.error("the trace writer did not finish within %s s", CLOSE_TIMEOUT)
             return
         self._append({"kind": "end", "steps": self._steps, "dropped_steps": self.dropped_steps})
+
+    # ------------------------------------------------------------------ capture lanes
+
+    def _run_lane(self, key: str | None) -> None:
+        """Take the screens one device's steps wait for, in order, and hand the steps on."""
+        while True:
+            with self._lanes_changed:
+                lane = self._lanes[key]
+                if self._sealed:
+                    return  # closing counted what is left here
+                if not lane:
+                    del self._lanes[key]
+                    self._lanes_changed.notify_all()
+                    return
+                job = lane[0]
+            if job.later is not None:
+                self._take(job, *job.later)
+            with self._lanes_changed:
+                if self._sealed:
+                    return
+                lane.popleft()
+                self._hand_over(job)
+
+    def _hand_over(self, job: _Job) -> None:
+        """To the writer thread, or counted as dropped when its queue is full."""
+        try:
+            self._queue.put_nowait(job)
+        except queue.Full:
+            self._count_dropped(1)
+            job.taken.set()
+
+    def _count_dropped(self, steps: int) -> None:
+        with self._count_lock:
+            self.dropped_steps += steps
 
     # ------------------------------------------------------------------ writer thread
 
@@ -163,8 +230,6 @@ class TraceWriter:
             try:
                 if job is None:
                     return
-                if job.later is not None:
-                    self._take(job, *job.later)
                 if not self._broken:
                     self._write(job)
             except Exception:  # a trace must never take the server down
@@ -178,7 +243,7 @@ class TraceWriter:
     def _take(self, job: _Job, moment: str, capture: Capture) -> None:
         try:
             job.shots[moment] = capture()
-        except Exception as exc:  # a device gone, a timeout: the step says so
+        except Exception as exc:  # a device gone, a timeout, a bug: the step says so
             screens = job.record.setdefault("screens", {})
             screens[moment] = {"missing": f"no screen: {str(exc)[:200]}"}
         finally:
@@ -194,8 +259,7 @@ class TraceWriter:
         line = _line(record)
         self._make_room(len(line) + END_RESERVE)
         if self._used + len(line) + END_RESERVE > self.budget_bytes:
-            with self._count_lock:
-                self.dropped_steps += 1
+            self._count_dropped(1)
             return
         self._append_line(line)
         self._steps += 1
