@@ -404,3 +404,17 @@ def test_an_alias_typed_in_an_interactive_session_applies_to_the_next_lines(
     assert make_userland(tmp_path).run("", io) == 127
     assert bytes(io.stdout) == b"hello there\n"
     assert bytes(io.stderr) == b"/system/bin/sh: hi: inaccessible or not found\n"
+
+
+def test_a_repeated_line_sees_an_alias_a_sourced_file_defines_the_second_time(
+    tmp_path: Path,
+) -> None:
+    """Parsed lines are kept for a command line that is run again; a line after one that
+    changed an alias is parsed again, with it."""
+    userland = make_userland(tmp_path)
+    script = "if [ -f /data/local/tmp/lib ]; then . /data/local/tmp/lib; fi\nhi there"
+    first = run(userland, script)
+    assert (first.out, first.status) == ("", 127)
+    run(userland, "echo \"alias hi='echo hello'\" > /data/local/tmp/lib")
+    second = run(userland, script)
+    assert (second.out, second.err, second.status) == ("hello there\n", "", 0)

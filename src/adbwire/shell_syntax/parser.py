@@ -73,10 +73,21 @@ def parse(source: str, aliases: Mapping[str, str] | None = None) -> Script:
         raise ShellSyntaxError("commands nested too deeply") from None
 
 
-def parse_lines(tokens: list[Token], aliases: Mapping[str, str]) -> Iterator[Script]:
+def parse_lines(
+    tokens: list[Token],
+    aliases: Mapping[str, str],
+    *,
+    skip: int = 0,
+    skipped_with: Mapping[str, str] | None = None,
+) -> Iterator[Script]:
     """The commands of each line in turn, each parsed only once the caller ran the lines
-    before it, so the alias table it reads is the one they left (mksh's order)."""
-    parser = _Parser(tokens, aliases)
+    before it, so the alias table it reads is the one they left (mksh's order). `skip`
+    lines already run are passed over (parsed with `skipped_with`, the aliases of then)."""
+    parser = _Parser(tokens, aliases if skipped_with is None else skipped_with)
+    for _ in range(skip):
+        parser.skip_newlines()
+        parser.line()
+    parser.aliases = aliases
     while True:
         parser.skip_newlines()
         if parser.peek() is None:

@@ -74,12 +74,14 @@ def alias(shell: Shell, argv: list[str], streams: Streams) -> int:
             status = 1
         else:
             shell.aliases[name] = value
+            shell.alias_version += 1
     return status
 
 
 def unalias(shell: Shell, argv: list[str], streams: Streams) -> int:
     """`unalias [-a] NAME…`: a name that is no alias is status 1, silently, as in mksh."""
     args = argv[1:]
+    shell.alias_version += 1
     if args[:1] == ["-a"]:
         shell.aliases.clear()
         return 0

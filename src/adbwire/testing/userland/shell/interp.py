@@ -135,6 +135,8 @@ class Shell(Parameters):
         self.arrays: dict[str, dict[int, str]] = {}
         """Array elements from index 1 by name (element 0 is the scalar in `vars`)."""
         self.aliases: dict[str, str] = dict(DEFAULT_ALIASES)
+        self.alias_version = 0
+        """Counts `alias`/`unalias` changes: parsed lines stay valid while it stays."""
         self.umask = DEFAULT_UMASK
 
     def cancelled(self) -> bool:
@@ -212,9 +214,7 @@ class Shell(Parameters):
         defines applies to the lines after it."""
         self._sources += 1
         try:
-            tokens = _tokens_cached(source)
-            for line in parse_lines(tokens, self.aliases):
-                self.run_script(line, streams)
+            self._run_lines(source, streams)
             return self.last_status
         except ShellSyntaxError as exc:
             streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
@@ -224,6 +224,33 @@ class Shell(Parameters):
             self._sources -= 1
             if not self._sources:  # the files `exec >FILE` opened close with the script
                 self.close_files()
+
+    def _run_lines(self, source: str, streams: Streams) -> None:
+        """Run each line, parsed with the aliases the lines before it left. Clients repeat
+        their command lines: the lines of one that changed no alias are kept, per alias
+        table, and parsed again from where an alias changed after all (`. lib.sh`)."""
+        aliases = dict(self.aliases)
+        key = (source, frozenset(aliases.items()))
+        cached = _LINES.get(key)
+        done: list[Script] = []
+        if cached is not None:
+            for line in cached:
+                version = self.alias_version
+                self.run_script(line, streams)
+                done.append(line)
+                if self.alias_version != version:
+                    break
+            else:
+                return
+        version = self.alias_version
+        tokens = _tokens_cached(source)
+        for line in parse_lines(tokens, self.aliases, skip=len(done), skipped_with=aliases):
+            self.run_script(line, streams)
+            done.append(line)
+        if cached is None and self.alias_version == version and "alias" not in source:
+            if len(_LINES) >= MAX_CACHED_SOURCES:
+                _LINES.clear()
+            _LINES[key] = done
 
     def close_files(self) -> None:
         """Close what `exec >FILE` opened (a script's end, an interactive session's)."""
@@ -384,6 +411,11 @@ def _is_bare_exec(command: Command) -> bool:
         and bool(command.redirects)
         and [word.literal() for word in command.words] == ["exec"]
     )
+
+
+MAX_CACHED_SOURCES = 256
+_LINES: dict[tuple[str, frozenset[tuple[str, str]]], list[Script]] = {}
+"""Parsed lines of command lines that changed no alias, by source and alias table."""
 
 
 @functools.lru_cache(maxsize=256)
