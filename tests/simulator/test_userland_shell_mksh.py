@@ -115,9 +115,22 @@ ARRAYS = [
     ),
     ("set -A; echo $?", "", "/system/bin/sh: set: -A: requires an argument\n", 1),
     ("set -A a; echo ${#a[@]}; a=s; echo ${a[0]}", "0\ns\n", "", 0),
+    (  # indexes are unsigned 32-bit
+        "a[-1]=1; echo $? ${a[@]} ${!a[@]}; echo ${a[-1]} ${a[4294967295]}; unset a[-1]; "
+        "echo ${#a[@]}",
+        "0 1 4294967295\n1 1\n0\n",
+        "",
+        0,
+    ),
 ]
 
 TYPESET = [
+    (
+        "typeset -L99999999999 x=1; echo $? ${#x}",
+        "1 0\n",
+        "/system/bin/sh: typeset: bad number: 99999999999: Value too large for defined data type\n",
+        0,
+    ),
     (
         "typeset -i n=5+3; echo $n; n=n*2; echo $n; typeset -u u=abc; echo $u; u=xYz; "
         'echo $u; typeset -l l=ABC; echo $l; typeset -L5 p=ab; echo "[$p]"; typeset -R5 '

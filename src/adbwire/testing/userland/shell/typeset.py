@@ -44,6 +44,11 @@ def _options(args: list[str], streams: Streams, name: str) -> tuple[dict[str, bo
         text = word[1:]
         for match in _FLAG.finditer(text):
             flags[match.group()] = on
+            if len(match.group()) > 1 and int(match.group()[1:]) > variables.MAX_WIDTH:
+                number = match.group()[1:]
+                message = f"bad number: {number}: Value too large for defined data type"
+                _error(streams, f"{name}: {message}")
+                raise ValueError(number)
         if "".join(m.group() for m in _FLAG.finditer(text)) != text:
             bad = next(c for c in text if not _FLAG.fullmatch(c) and not c.isdigit())
             _error(streams, f"{name}: -{bad}: unknown option")

@@ -21,8 +21,10 @@ if TYPE_CHECKING:
 __all__ = ["Attributes", "ReadOnlyError", "Saved", "assign", "restore", "save"]
 
 _T = TypeVar("_T")
-MAX_INDEX = (1 << 31) - 1
-"""mksh's array indexes are 32-bit; beyond is `…: subscript out of range`."""
+INDEX_MASK = 0xFFFFFFFF
+"""mksh's array indexes are unsigned 32-bit: -1 is 4294967295."""
+MAX_WIDTH = 1 << 24
+"""The widest `typeset -L/-R/-Z` field the simulator pads to (mksh's limit is memory)."""
 
 
 class ReadOnlyError(ArithmeticFailure):
@@ -93,8 +95,8 @@ def assign(
     attributes = shell.attrs.get(name)
     if attributes is not None and attributes.readonly:
         raise ReadOnlyError(f"read-only: {name}")
-    if index is not None and not 0 <= index <= MAX_INDEX:
-        raise ArithmeticFailure(f"{name}[{index}]: subscript out of range")
+    if index is not None:
+        index &= INDEX_MASK
     if append:  # text appended, even to an integer (mksh: 5, then +=3, is 53)
         value = (element(shell, name, index or 0) or "") + value
     value = formatted(shell, attributes, value)
@@ -105,6 +107,7 @@ def assign(
 
 
 def element(shell: Shell, name: str, index: int) -> str | None:
+    index &= INDEX_MASK
     if index == 0:
         return shell.get_var(name)
     return shell.arrays.get(name, {}).get(index)
@@ -141,10 +144,10 @@ def unset(shell: Shell, name: str, index: int | None = None) -> None:
         shell.vars.pop(name, None)
         shell.arrays.pop(name, None)
         shell.attrs.pop(name, None)
-    elif index == 0:
+    elif index & INDEX_MASK == 0:
         shell.vars.pop(name, None)
     else:
-        shell.arrays.get(name, {}).pop(index, None)
+        shell.arrays.get(name, {}).pop(index & INDEX_MASK, None)
 
 
 Saved = tuple[str | None, dict[int, str] | None, Attributes | None]
