@@ -21,7 +21,8 @@ mkdir -p "$HOME"
 adbwire simulate --port 0 >"$work/address" 2>"$work/simulator.log" &
 simulator=$!
 trap 'kill $simulator 2>/dev/null; wait $simulator 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do [ -s "$work/address" ] && break; sleep 0.1; done
+# Up to 30 s for its address: a cold start on a busy CI machine takes seconds.
+for _ in $(seq 300); do [ -s "$work/address" ] && break; sleep 0.1; done
 address=$(head -n1 "$work/address")
 [ -n "$address" ] || { cat "$work/simulator.log"; exit 1; }
 
