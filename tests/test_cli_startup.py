@@ -202,6 +202,7 @@ SERVE_HEAVY = (
     "adbwire.testing",
     "adbwire.mcp.server.http",
     "adbwire.mcp.server.usb_source",
+    "adbwire.cli.targets",
     "adbwire.mcp.tools",
     "adbwire.mcp.runtime",
     "adbwire.mcp.trace.recorder",
@@ -213,7 +214,7 @@ SERVE_HEAVY = (
 )
 """What a stdio `serve --no-usb` must not load before it answers tools/list (issue #20): the
 tool families (tools/list comes from the generated catalogue), the device layer, Pillow,
-the TOML parser (only a policy file needs it).
+the TOML parser (only a policy file needs it), how a command picks its device (cli/targets).
 uvicorn, starlette and httpx are not here: the MCP SDK itself imports them."""
 SERVE_OURS = 75
 """adbwire's modules when serve answers tools/list (67 when written, 193 before the catalogue)."""

@@ -12,9 +12,10 @@ import argparse
 import sys
 from typing import Any
 
-from adbwire.cli import known_devices, targets, targets_usb
+from adbwire.cli import known_devices, targets_usb
 from adbwire.cli.state import ONLINE_STATES
 from adbwire.cli.terminal_text import visible
+from adbwire.cli.timeout_options import timeouts_from
 from adbwire.wire.transport import parse_tcp_address
 from adbwire.wire.usb import DeviceCandidate
 
@@ -46,7 +47,7 @@ def normalized(text: str) -> str:
 def run_connect(args: argparse.Namespace) -> int:
     address = normalized(args.address)
     shown = visible(address)
-    probe = targets_usb.probe(DeviceCandidate(address, "tcp"), targets.timeouts_from(args))
+    probe = targets_usb.probe(DeviceCandidate(address, "tcp"), timeouts_from(args))
     if probe.state == "unauthorized":
         known_devices.remember(address)  # adb lists it too, as unauthorized
         print(f"failed to authenticate to {shown}")

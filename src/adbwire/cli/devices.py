@@ -20,6 +20,7 @@ from typing import Any
 from adbwire.cli import targets, targets_usb
 from adbwire.cli.mdns import browse_seconds
 from adbwire.cli.terminal_text import visible
+from adbwire.cli.timeout_options import timeouts_from
 from adbwire.errors import TransportError
 from adbwire.wire.mdns.browser import browse, mdns_disabled
 from adbwire.wire.mdns.names import CONNECT_SERVICE, LEGACY_SERVICE, MdnsService
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     addresses = list(dict.fromkeys([*args.addresses, *targets.configured_addresses()]))
     for address in addresses:
         parse_tcp_address(address)  # validates the form before any connection
-    timeouts = targets.timeouts_from(args)
+    timeouts = timeouts_from(args)
     usb = targets_usb.usb_devices()
     candidates = targets_usb.candidates(addresses, usb)
     wait = _mdns_wait(args)

@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from adbwire.cli import targets
+from adbwire.cli.timeout_options import timeouts_from
 from adbwire.errors import UsageError
 from adbwire.mcp.safety.policy import PROFILES
 from adbwire.mcp.trace import new_trace_dir
@@ -155,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
 def options_from(args: argparse.Namespace) -> ServeOptions:
     from adbwire.mcp.server.launch import ServeOptions  # noqa: PLC0415
 
-    base = targets.timeouts_from(args)
+    base = timeouts_from(args)
     if args.device_calls < 1 or args.device_queue < 0:
         raise UsageError("--device-calls must be at least 1 and --device-queue at least 0")
     return ServeOptions(

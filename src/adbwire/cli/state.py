@@ -13,6 +13,7 @@ from typing import Any
 
 from adbwire.cli import targets, targets_usb
 from adbwire.cli.terminal_text import visible
+from adbwire.cli.timeout_options import timeouts_from
 from adbwire.errors import DeviceCommandError, UsageError
 from adbwire.wire.usb import DeviceCandidate
 
@@ -34,7 +35,7 @@ def register(commands: Any) -> None:
 
 def _runner(handler: Any) -> Any:
     def run(args: argparse.Namespace) -> int:
-        timeouts = targets.timeouts_from(args)
+        timeouts = timeouts_from(args)
         try:
             candidate = targets.choose(args.serial, timeouts)
         except UsageError as no_choice:

@@ -9,12 +9,12 @@ or a bare `NAME` that is no USB or TCP device here; it is resolved within --conn
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import sys
 
 from adbwire.cli import known_devices, targets_usb
+from adbwire.cli.timeout_options import timeouts_from
 from adbwire.errors import DeviceCommandError, TransportError, UsageError
 from adbwire.wire.client import AdbClient
 from adbwire.wire.protocol import ConnectionState
@@ -39,16 +39,6 @@ def configured_addresses() -> list[str]:
     text = os.environ.get(DEVICES_VARIABLE, "")
     named = [item for item in _SPLIT.split(text) if item]
     return list(dict.fromkeys([*named, *known_devices.load()]))
-
-
-def timeouts_from(args: argparse.Namespace) -> Timeouts:
-    for name in ("timeout", "connect_timeout", "auth_timeout"):
-        value = getattr(args, name)
-        if math.isnan(value) or value <= 0:
-            raise UsageError(
-                f"--{name.replace('_', '-')} must be a positive number of seconds (or inf)"
-            )
-    return Timeouts(connect=args.connect_timeout, auth=args.auth_timeout, operation=args.timeout)
 
 
 def choose(serial: str | None, timeouts: Timeouts) -> DeviceCandidate:

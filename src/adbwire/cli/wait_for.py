@@ -17,6 +17,7 @@ from typing import Any
 
 from adbwire.cli import targets, targets_usb
 from adbwire.cli.state import ONLINE_STATES
+from adbwire.cli.timeout_options import timeouts_from
 from adbwire.errors import AdbTimeoutError, UsageError
 from adbwire.wire.timeouts import Deadline, Timeouts
 from adbwire.wire.usb import DeviceCandidate
@@ -73,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("wait-for --timeout must be a positive number of seconds")
     what = f"waiting for a device{_over(args.wait_transport)} in state {args.wait_state!r}"
     deadline = Deadline(seconds, what)
-    timeouts = targets.timeouts_from(args)
+    timeouts = timeouts_from(args)
     pause = threading.Event()  # never set: a bounded wait between two probes
     interval = FIRST_POLL_INTERVAL
     quiet = False
