@@ -3,8 +3,10 @@ lock is keyed by the device's address) holds only the call that takes the lock."
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,8 @@ from adbwire.mcp.devices import DeviceRegistry
 from adbwire.mcp.safety.audit import AuditLog
 from adbwire.mcp.safety.policy import Policy
 from adbwire.mcp.server.app import App
+from adbwire.mcp.tools import heavy_lock
+from adbwire.mcp.tools.heavy_lock import holding_heavy_job
 from adbwire.testing.userland.android.apk import build_apk
 from tests.mcp.harness import WAIT, connected, data_of, error_of, simulated
 
@@ -112,3 +116,35 @@ async def test_a_busy_device_is_refused_and_the_lock_is_let_go_after_a_call(
                 pass
         finally:
             app.close()
+
+
+async def test_a_call_cancelled_while_the_lock_looks_its_host_up_leaves_the_device_free(
+    slow_lock_resolver: SlowLockResolver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The thread taking the lock is waited for, not abandoned: a lock it takes after the
+    call was cancelled is let go at once."""
+    resolver = slow_lock_resolver
+    entered = threading.Event()
+
+    @contextlib.contextmanager
+    def noting_entered(serial: str, job: str) -> Iterator[heavy_jobs.Holder]:
+        with heavy_job(serial, job) as holder:
+            entered.set()
+            yield holder
+
+    monkeypatch.setattr(heavy_lock, "heavy_job", noting_entered)
+    ran: list[str] = []
+
+    async def install() -> None:
+        async with holding_heavy_job("localhost:5555", "install_apk a.apk"):
+            ran.append("the block")
+
+    with anyio.fail_after(WAIT):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(install)
+            assert await anyio.to_thread.run_sync(resolver.asked.wait, WAIT)
+            tg.cancel_scope.cancel()
+            resolver.release.set()
+    assert await anyio.to_thread.run_sync(entered.wait, WAIT)  # the lock was taken...
+    assert heavy_jobs.current_holder("localhost:5555") is None  # ...and let go
+    assert ran == []  # the block never ran

@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Final
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 
 from adbwire.device.heavy_jobs import Holder, heavy_job
@@ -31,6 +32,7 @@ async def holding_heavy_job(serial: str, job: str) -> AsyncIterator[Holder]:
     # Not abandoned on cancel: a lock taken by a thread nobody waits for would never be let go.
     holder = await anyio.to_thread.run_sync(lock.__enter__)
     try:
+        await anyio.lowlevel.checkpoint_if_cancelled()  # cancelled meanwhile: no job starts
         yield holder
     except BaseException as exc:
         with anyio.CancelScope(shield=True):
