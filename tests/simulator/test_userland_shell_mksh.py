@@ -100,6 +100,13 @@ ARRAYS = [
         0,
     ),
     ("i=2; b[i*2]=x; echo ${!b[@]}", "4\n", "", 0),
+    (  # only the -, + and ? forms take a whole array
+        'set -A a z y zz; echo "${a[@]:-d}" "${a[@]+set}" ${a[1]#z} ${b[@]:-none}; '
+        'echo "${a[@]/z/q}"; echo no',
+        "z y zz set y none\n",
+        "/system/bin/sh: ${a[@]/z/q}: bad substitution\n",
+        1,
+    ),
     (
         'a=(5 6); echo $((a[1]+1)); i=0; (( a[i] += 2 )); echo ${a[0]}; let "a[1]=9"; echo ${a[@]}',
         "7\n7\n7 9\n",

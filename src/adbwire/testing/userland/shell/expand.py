@@ -112,9 +112,24 @@ def _fields_of(host: ExpansionHost, part: Param) -> list[str] | None:
     return host.elements(part.name)
 
 
+_WHOLE_ARRAY_OPS = ("", "-", ":-", "+", ":+", "?", ":?")
+
+
+def _check_whole_array(part: Param) -> None:
+    """mksh takes only the `-`, `+` and `?` forms on `${a[@]}`: `${a[@]#x}` is an error."""
+    if _whole_array(part) and part.op not in _WHOLE_ARRAY_OPS:
+        index = "".join(p.text for p in part.subscript or () if isinstance(p, Lit))
+        word = "".join(p.text for p in part.word if isinstance(p, Lit))
+        alt = "".join(p.text for p in part.alt if isinstance(p, Lit))
+        if part.op.startswith("/") or part.op == "::":
+            word += ("/" if part.op.startswith("/") else ":") + alt
+        raise ArithmeticFailure(f"${{{part.name}[{index}]{part.op}{word}}}: bad substitution")
+
+
 def _selected_word(host: ExpansionHost, part: Param) -> tuple[Part, ...] | None:
     """The operand word a `${name-word}`-style expansion stands for, or None when it
     stands for the parameter's value (which `:=`/`=` may have just assigned)."""
+    _check_whole_array(part)
     if part.op not in ("-", ":-", "+", ":+", "=", ":=", "?", ":?"):
         return None
     value = _param(host, part)
