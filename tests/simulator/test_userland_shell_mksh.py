@@ -121,6 +121,14 @@ ARRAYS = [
         0,
     ),
     ("set -A; echo $?", "", "/system/bin/sh: set: -A: requires an argument\n", 1),
+    (
+        "false | true; echo ${PIPESTATUS[@]}; true; echo ${PIPESTATUS[@]} ${#PIPESTATUS[@]}; "
+        "(exit 3) | (exit 4) | true; echo ${PIPESTATUS[*]}; ! false; echo ${PIPESTATUS[0]}; "
+        "x=$(false); echo ${PIPESTATUS[@]}; PIPESTATUS=5; echo $?",
+        "1 0\n0 1\n3 4 0\n0\n1\n",
+        "/system/bin/sh: read-only: PIPESTATUS\n",
+        2,
+    ),
     ("set -A a; echo ${#a[@]}; a=s; echo ${a[0]}", "0\ns\n", "", 0),
     (  # indexes are unsigned 32-bit
         "a[-1]=1; echo $? ${a[@]} ${!a[@]}; echo ${a[-1]} ${a[4294967295]}; unset a[-1]; "

@@ -13,14 +13,13 @@ runs the shell's trap for it after the current command, or ends the shell.
 from __future__ import annotations
 
 import contextlib
-import functools
 import posixpath
 import shlex
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from adbwire.shell_syntax.lexer import ShellSyntaxError, Token, tokenize
+from adbwire.shell_syntax.lexer import ShellSyntaxError
 from adbwire.shell_syntax.parser import (
     AndOr,
     Case,
@@ -34,7 +33,6 @@ from adbwire.shell_syntax.parser import (
     Pipeline,
     Script,
     Simple,
-    parse_lines,
 )
 from adbwire.testing.userland.process import (
     BufferWriter,
@@ -53,6 +51,7 @@ from adbwire.testing.userland.shell.invocation import CommandFn, Invocation, She
 from adbwire.testing.userland.shell.params import Parameters
 from adbwire.testing.userland.shell.pipeline import run_stages
 from adbwire.testing.userland.shell.read import read_builtin
+from adbwire.testing.userland.shell.source import run_lines
 from adbwire.testing.userland.shell.timing import timed
 from adbwire.testing.userland.shell.ulimit import default_limits
 from adbwire.testing.userland.shell.umask import DEFAULT_UMASK, umask
@@ -135,9 +134,9 @@ class Shell(Parameters):
         self.arrays: dict[str, dict[int, str]] = {}
         """Array elements from index 1 by name (element 0 is the scalar in `vars`)."""
         self.aliases: dict[str, str] = dict(DEFAULT_ALIASES)
-        self.alias_version = 0
-        """Counts `alias`/`unalias` changes: parsed lines stay valid while it stays."""
-        self.umask = DEFAULT_UMASK
+        self.pipe_statuses, self.alias_version, self.umask = [0], 0, DEFAULT_UMASK
+        """`${PIPESTATUS[@]}` (each stage's status in the last pipeline); a count of
+        `alias`/`unalias` changes (parsed lines stay valid while it stays); `umask`."""
 
     def cancelled(self) -> bool:
         """Stop now: the stream closed, the foreground command or this shell got a signal
@@ -214,7 +213,7 @@ class Shell(Parameters):
         defines applies to the lines after it."""
         self._sources += 1
         try:
-            self._run_lines(source, streams)
+            run_lines(self, source, streams)
             return self.last_status
         except ShellSyntaxError as exc:
             streams.stderr.write(f"{SHELL_PATH}: syntax error: {exc}\n".encode())
@@ -224,33 +223,6 @@ class Shell(Parameters):
             self._sources -= 1
             if not self._sources:  # the files `exec >FILE` opened close with the script
                 self.close_files()
-
-    def _run_lines(self, source: str, streams: Streams) -> None:
-        """Run each line, parsed with the aliases the lines before it left. Clients repeat
-        their command lines: the lines of one that changed no alias are kept, per alias
-        table, and parsed again from where an alias changed after all (`. lib.sh`)."""
-        aliases = dict(self.aliases)
-        key = (source, frozenset(aliases.items()))
-        cached = _LINES.get(key)
-        done: list[Script] = []
-        if cached is not None:
-            for line in cached:
-                version = self.alias_version
-                self.run_script(line, streams)
-                done.append(line)
-                if self.alias_version != version:
-                    break
-            else:
-                return
-        version = self.alias_version
-        tokens = _tokens_cached(source)
-        for line in parse_lines(tokens, self.aliases, skip=len(done), skipped_with=aliases):
-            self.run_script(line, streams)
-            done.append(line)
-        if cached is None and self.alias_version == version and "alias" not in source:
-            if len(_LINES) >= MAX_CACHED_SOURCES:
-                _LINES.clear()
-            _LINES[key] = done
 
     def close_files(self) -> None:
         """Close what `exec >FILE` opened (a script's end, an interactive session's)."""
@@ -309,8 +281,10 @@ class Shell(Parameters):
     def _untimed(self, pipeline: Pipeline, streams: Streams) -> int:
         if len(pipeline.commands) == 1:
             status = self._command(pipeline.commands[0], streams)
-        else:
-            status = run_stages(self, pipeline.commands, streams)
+            status = (0 if status else 1) if pipeline.negate else status
+            self.pipe_statuses = [status]  # mksh's PIPESTATUS (a `!` one's too, negated)
+            return status
+        status = run_stages(self, pipeline.commands, streams)  # sets PIPESTATUS
         return (0 if status else 1) if pipeline.negate else status
 
     def run_command(self, command: Command, streams: Streams) -> int:
@@ -411,15 +385,3 @@ def _is_bare_exec(command: Command) -> bool:
         and bool(command.redirects)
         and [word.literal() for word in command.words] == ["exec"]
     )
-
-
-MAX_CACHED_SOURCES = 256
-_LINES: dict[tuple[str, frozenset[tuple[str, str]]], list[Script]] = {}
-"""Parsed lines of command lines that changed no alias, by source and alias table."""
-
-
-@functools.lru_cache(maxsize=256)
-def _tokens_cached(source: str) -> list[Token]:
-    """Clients repeat their command lines; the tokens are only ever read (the parser
-    copies the list), so they are kept."""
-    return tokenize(source)

@@ -53,6 +53,8 @@ class Parameters:
             return str(random.randrange(32768))  # noqa: S311 (mksh's is not secure either)
         if name == "SECONDS" and name not in self.vars:
             return str(int(time.monotonic() - self.started))
+        if name == "PIPESTATUS":
+            return str(self._shell().pipe_statuses[0])
         if name == "PPID" and name not in self.vars and self.process is not None:
             return str(self.process.ppid)  # mksh sets it at start-up
         return self.vars.get(name)

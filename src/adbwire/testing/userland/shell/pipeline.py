@@ -53,6 +53,7 @@ def run_stages(shell: Shell, commands: Sequence[Command], streams: Streams) -> i
         for thread in threads:
             while thread.is_alive() and not shell.outer_cancelled():
                 thread.join(Pipe.POLL_SECONDS)
+    shell.pipe_statuses = list(statuses)
     if "pipefail" in shell.options:
         return next((status for status in reversed(statuses) if status), 0)
     return statuses[-1]

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 __all__ = ["Attributes", "ReadOnlyError", "Saved", "assign", "restore", "save"]
 
 _T = TypeVar("_T")
+PIPESTATUS = "PIPESTATUS"
+"""mksh's read-only array of the last pipeline's statuses (`Shell.pipe_statuses`)."""
 INDEX_MASK = 0xFFFFFFFF
 """mksh's array indexes are unsigned 32-bit: -1 is 4294967295."""
 MAX_WIDTH = 1 << 24
@@ -93,7 +95,7 @@ def assign(
     """Set NAME (or its element INDEX) as mksh does: refused when read-only, `+=` appends
     (adds, for an integer), the value formatted for the name's attributes."""
     attributes = shell.attrs.get(name)
-    if attributes is not None and attributes.readonly:
+    if (attributes is not None and attributes.readonly) or name == PIPESTATUS:
         raise ReadOnlyError(f"read-only: {name}")
     if index is not None:
         index &= INDEX_MASK
@@ -108,6 +110,9 @@ def assign(
 
 def element(shell: Shell, name: str, index: int) -> str | None:
     index &= INDEX_MASK
+    if name == PIPESTATUS:
+        statuses = shell.pipe_statuses
+        return str(statuses[index]) if index < len(statuses) else None
     if index == 0:
         return shell.get_var(name)
     return shell.arrays.get(name, {}).get(index)
@@ -115,6 +120,8 @@ def element(shell: Shell, name: str, index: int) -> str | None:
 
 def indexes(shell: Shell, name: str) -> list[int]:
     """The indexes set in array NAME, in order (0 when the scalar is set)."""
+    if name == PIPESTATUS:
+        return list(range(len(shell.pipe_statuses)))
     found = sorted(shell.arrays.get(name, {}))
     return [0, *found] if shell.get_var(name) is not None else found
 
@@ -138,7 +145,7 @@ def set_array(
 def unset(shell: Shell, name: str, index: int | None = None) -> None:
     """`unset NAME` (every element) or `unset NAME[INDEX]`; refused when read-only."""
     attributes = shell.attrs.get(name)
-    if attributes is not None and attributes.readonly:
+    if (attributes is not None and attributes.readonly) or name == PIPESTATUS:
         raise ReadOnlyError(f"read-only: {name}")
     if index is None:
         shell.vars.pop(name, None)
