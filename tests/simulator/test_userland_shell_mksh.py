@@ -140,6 +140,13 @@ ARRAYS = [
 ]
 
 TYPESET = [
+    (  # alone: declarations; -p: with values; -i: NAME=value; +i: names
+        "x=2; typeset -i n=3; typeset -u U=a; typeset | tail -2; typeset -p | tail -2; "
+        "typeset -i | tail -1; typeset +i | tail -1; typeset +u",
+        "typeset -i n\ntypeset x\ntypeset -i n=3\ntypeset x=2\nn=3\nn\nU\n",
+        "",
+        0,
+    ),
     (
         "typeset -L99999999999 x=1; echo $? ${#x}",
         "1 0\n",

@@ -84,7 +84,10 @@ def typeset(shell: Shell, argv: list[str], streams: Streams) -> int:
         return 1
     printing = flags.pop("p", False)
     if not names:
-        _list(shell, streams, flags, "typeset" if printing else "")
+        if printing or not flags:  # `typeset`: declarations; -p: with the values
+            _list(shell, streams, flags, "typeset", values=printing)
+        else:  # `typeset -i`: NAME=value; `typeset +i`: the names
+            _list(shell, streams, flags, "", values=any(flags.values()))
         return 0
     status = 0
     for arg in names:
@@ -151,32 +154,33 @@ def _assignment(name: str, value: str | None) -> str:
 
 
 def _matches(attributes: Attributes | None, flags: dict[str, bool]) -> bool:
+    """Whether a name has every attribute the flags name (`-i` and `+i` alike)."""
     probe = Attributes()
-    _apply(probe, {flag: True for flag, on in flags.items() if on})
-    if flags.get("r"):
-        probe.readonly = True
-    if attributes is None:
-        return probe == Attributes()
-    return all(
+    _apply(probe, dict.fromkeys(flags, True))
+    probe.readonly = "r" in flags
+    return attributes is not None and all(
         getattr(attributes, field.name) == getattr(probe, field.name)
         for field in dataclasses.fields(Attributes)
         if getattr(probe, field.name) and field.name != "width"
     )
 
 
-def _list(shell: Shell, streams: Streams, flags: dict[str, bool], prefix: str) -> None:
+def _list(
+    shell: Shell, streams: Streams, flags: dict[str, bool], prefix: str, *, values: bool = True
+) -> None:
+    """The variables having the flags' attributes (all without flags), one a line: with a
+    prefix (`typeset`, `export`) and, for typeset, the attributes; NAME=value or NAME."""
     names = sorted(set(shell.vars) | set(shell.attrs))
     lines: list[str] = []
     for name in names:
         attributes = shell.attrs.get(name)
         if flags and not _matches(attributes, flags):
             continue
-        value = shell.vars.get(name)
+        shown = _assignment(name, shell.vars.get(name)) if values else name
         if prefix:
-            shown = attributes.flags() if attributes is not None and prefix == "typeset" else ""
-            lines.append(f"{prefix} {shown + ' ' if shown else ''}{_assignment(name, value)}")
-        else:
-            lines.append(_assignment(name, value))
+            flag_text = attributes.flags() if attributes is not None and prefix == "typeset" else ""
+            shown = f"{prefix} {flag_text + ' ' if flag_text else ''}{shown}"
+        lines.append(shown)
     streams.stdout.write("".join(line + "\n" for line in lines).encode())
 
 
