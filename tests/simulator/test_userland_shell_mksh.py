@@ -60,6 +60,7 @@ ALIASES = [
         0,
     ),
     ("integer n=4*4; echo $n", "16\n", "", 0),
+    ("alias -z; echo $?", "1\n", "/system/bin/sh: alias: -z: unknown option\n", 0),
 ]
 
 ARRAYS = [
@@ -277,6 +278,8 @@ UMASK_AND_FLAGS = [
         0,
     ),
     ("time -p true", "", "real 0.00\nuser 0.00\nsys 0.00\n", 0),
+    ("umask -x; echo $?", "1\n", "/system/bin/sh: umask: -x: unknown option\n", 0),
+    ("readonly -x q=1; echo $?", "", "/system/bin/sh: readonly: -x: unknown option\n", 1),
     ("time; echo $?", "0\n", "    0m00.00s user     0m00.00s system\n", 0),
     (
         "time false; echo $?",
@@ -293,6 +296,7 @@ UMASK_AND_FLAGS = [
 ]
 
 SELECT = [
+    ("select x in; do echo; done; echo $?", b"", "1\n", "#? ", 0),  # no menu, a prompt
     (
         "select x in a b c d e f g h i j k l; do break; done",
         b"1\n",

@@ -54,6 +54,10 @@ def alias(shell: Shell, argv: list[str], streams: Streams) -> int:
         flag = args.pop(0)
         if flag == "--":
             break
+        bad = next((letter for letter in flag[1:] if letter not in "dprtx"), None)
+        if bad is not None:
+            streams.stderr.write(f"{SHELL_PATH}: alias: -{bad}: unknown option\n".encode())
+            return 1
         if "p" in flag:
             prefix = "alias "
     if not args:

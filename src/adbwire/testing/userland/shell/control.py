@@ -113,6 +113,8 @@ MAX_MENU_LINE = 4096
 def _menu(items: list[str], columns: int) -> bytes:
     """`N) ITEM` entries as mksh lays them out: down the columns, as many columns as fit in
     `columns` characters but no more than rows, the last entry of a row unpadded."""
+    if not items:
+        return b""
     width = len(str(len(items)))
     entries = [f"{n:>{width}}) {item}" for n, item in enumerate(items, 1)]
     widest = width + 2 + max(len(item) for item in items)
@@ -149,8 +151,6 @@ def run_select(shell: Shell, loop: For, items: list[str], streams: Streams) -> i
     (`#? `) on stderr, then each
     line read sets REPLY and NAME (the item it numbers, else empty) and runs the body; an
     empty line shows the menu again; the end of input ends it with status 1."""
-    if not items:
-        return 0
     columns_text = shell.get_var("COLUMNS") or ""
     columns = int(columns_text) if columns_text.isdigit() and int(columns_text) > 0 else 80
     streams.stderr.write(_menu(items, columns))

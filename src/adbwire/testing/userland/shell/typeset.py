@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from adbwire.testing.userland.process import Streams
 from adbwire.testing.userland.shell import variables
 from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
-from adbwire.testing.userland.shell.builtins import SHELL_PATH
+from adbwire.testing.userland.shell.builtins import SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.variables import Attributes, ReadOnlyError
 
 if TYPE_CHECKING:
@@ -189,6 +189,11 @@ def readonly(shell: Shell, argv: list[str], streams: Streams) -> int:
     args = argv[1:]
     printing = args[:1] == ["-p"]
     if printing:
+        args = args[1:]
+    if args and args[0].startswith("-") and len(args[0]) > 1 and args[0] != "--":
+        _error(streams, f"readonly: {args[0][:2]}: unknown option")
+        raise ExitShell(1)  # a special built-in's error ends the script
+    if args[:1] == ["--"]:
         args = args[1:]
     if not args:
         for name in sorted(n for n, a in shell.attrs.items() if a.readonly):

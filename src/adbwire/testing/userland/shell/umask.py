@@ -64,6 +64,11 @@ def umask(shell: Shell, argv: list[str], streams: Streams) -> int:
     symbolic = args[:1] == ["-S"]
     if symbolic:
         args = args[1:]
+    if args[:1] == ["--"]:
+        args = args[1:]
+    elif args and args[0].startswith("-") and len(args[0]) > 1:
+        streams.stderr.write(f"{SHELL_PATH}: umask: {args[0][:2]}: unknown option\n".encode())
+        return 1
     if not args:
         shown = _symbolic(shell.umask) if symbolic else octal(shell.umask)
         streams.stdout.write(shown.encode() + b"\n")
