@@ -61,6 +61,13 @@ ALIASES = [
     ),
     ("integer n=4*4; echo $n", "16\n", "", 0),
     ("alias -z; echo $?", "1\n", "/system/bin/sh: alias: -z: unknown option\n", 0),
+    (  # tracked aliases: commands found by name (not built-ins, not a subshell's)
+        "ls >/dev/null; echo x >/dev/null; alias -t; (id >/dev/null); hash; alias -t cat; "
+        "hash | head -1",
+        "ls=/system/bin/ls\nls=/system/bin/ls\ncat=/system/bin/cat\n",
+        "",
+        0,
+    ),
 ]
 
 ARRAYS = [

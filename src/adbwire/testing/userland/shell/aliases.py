@@ -60,6 +60,8 @@ def alias(shell: Shell, argv: list[str], streams: Streams) -> int:
             return 1
         if "p" in flag:
             prefix = "alias "
+        if "t" in flag:
+            return _tracked(shell, args, streams)
     if not args:
         listing = "".join(f"{prefix}{shown(n, v)}\n" for n, v in sorted(shell.aliases.items()))
         streams.stdout.write(listing.encode())
@@ -79,6 +81,21 @@ def alias(shell: Shell, argv: list[str], streams: Streams) -> int:
         else:
             shell.aliases[name] = value
             shell.alias_version += 1
+    return status
+
+
+def _tracked(shell: Shell, names: list[str], streams: Streams) -> int:
+    """`alias -t` (`hash`): the commands found so far and where; with names, find them."""
+    if not names:
+        listing = "".join(f"{name}={path}\n" for name, path in sorted(shell.tracked.items()))
+        streams.stdout.write(listing.encode())
+        return 0
+    status = 0
+    for name in names:
+        if "/" not in name and shell.host.lookup(name) is not None:
+            shell.tracked.setdefault(name, f"/system/bin/{name}")
+        else:
+            status = 1
     return status
 
 

@@ -133,6 +133,10 @@ _MKSH_BUILTINS = frozenset(("[", "alias", "bg", "builtin", "cd", "command", "ech
                             "unalias", "wait", "whence"))  # fmt: skip
 
 
+MKSH_BUILTIN_NAMES = _MKSH_BUILTINS | _SPECIAL
+"""What mksh runs itself: never a tracked command."""
+
+
 def describe(shell: Shell, names: list[str], streams: Streams) -> int:
     """What each name is, as mksh's `type` (`whence -v`) says it."""
     from adbwire.testing.userland.shell.aliases import shown  # noqa: PLC0415

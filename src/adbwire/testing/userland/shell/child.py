@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.process import SIGPIPE_STATUS, BrokenPipe, Streams
-from adbwire.testing.userland.shell.builtins import SHELL_PATH
+from adbwire.testing.userland.shell.builtins import MKSH_BUILTIN_NAMES, SHELL_PATH
 from adbwire.testing.userland.shell.invocation import Invocation
 
 if TYPE_CHECKING:
@@ -31,6 +31,8 @@ def run_device_command(shell: Shell, argv: list[str], streams: Streams) -> int:
     if command is None:
         streams.stderr.write(f"{SHELL_PATH}: {name}: inaccessible or not found\n".encode())
         return 127
+    if "/" not in name and name not in MKSH_BUILTIN_NAMES:  # `hash`, `alias -t` list it
+        shell.tracked.setdefault(name, f"/system/bin/{name}")
     table = shell.host.processes
     child = table.spawn(argv, ppid=shell.pid, uid=shell.host.user_id(),
                         session=shell.process.session if shell.process else 0)  # fmt: skip

@@ -130,13 +130,15 @@ class Shell(Parameters):
         of grouped options (`-abc`)."""
         self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
         self.attrs: dict[str, variables.Attributes] = {}
-        """typeset attributes by name (read-only, integer, case, width...)."""
         self.arrays: dict[str, dict[int, str]] = {}
-        """Array elements from index 1 by name (element 0 is the scalar in `vars`)."""
+        """typeset attributes by name (read-only, integer, case, width...); array
+        elements from index 1 by name (element 0 is the scalar in `vars`)."""
         self.aliases: dict[str, str] = dict(DEFAULT_ALIASES)
         self.pipe_statuses, self.alias_version, self.umask = [0], 0, DEFAULT_UMASK
         """`${PIPESTATUS[@]}` (each stage's status in the last pipeline); a count of
         `alias`/`unalias` changes (parsed lines stay valid while it stays); `umask`."""
+        self.tracked: dict[str, str] = {}
+        """Commands found by name and where (mksh's tracked aliases: `hash`)."""
 
     def cancelled(self) -> bool:
         """Stop now: the stream closed, the foreground command or this shell got a signal
@@ -197,6 +199,7 @@ class Shell(Parameters):
         child.attrs = variables.copy_attributes(self.attrs)
         child.arrays = {name: dict(items) for name, items in self.arrays.items()}
         child.aliases = dict(self.aliases)
+        child.tracked = dict(self.tracked)
         child.umask = self.umask
         return child
 
