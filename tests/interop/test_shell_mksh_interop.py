@@ -37,6 +37,7 @@ set -A files one "two words" three
 echo ${#files[@]} ${files[1]}; for f in "${files[@]}"; do echo "<$f>"; done
 sizes=(10 20); sizes+=(30); sizes[5]=60; echo ${!sizes[@]} ${sizes[*]}
 unset sizes[1]; echo ${#sizes[@]}
+false | true; echo ${PIPESTATUS[@]}; (( n = sizes[2] * 2 )); echo $n
 """
 TYPESET = """\
 typeset -i total=0; for n in 1 2 3; do total=total+n; done; echo $total
@@ -52,7 +53,7 @@ echo $-
     [
         # `e e x`: an alias ending in a blank makes the next word an alias too
         (ALIASES, "/data/local/tmp\necho x\ne='echo '\nll is an alias for 'ls -d'\ngone 127\n"),
-        (ARRAYS, "3 two words\n<one>\n<two words>\n<three>\n0 1 2 5 10 20 30 60\n3\n"),
+        (ARRAYS, "3 two words\n<one>\n<two words>\n<three>\n0 1 2 5 10 20 30 60\n3\n1 0\n60\n"),
         (
             TYPESET,
             "6\nQUIET 0007 [abc]\ntypeset -u shout=QUIET\ntypeset -R4 -Z id=0007\n"
