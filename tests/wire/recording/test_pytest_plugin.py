@@ -8,6 +8,12 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
+# Each test runs pytest once or twice in a child process (47 s for the MCP flow's two at
+# load 9 here): more than the suite's default 120 s would allow on a busier machine.
+pytestmark = pytest.mark.timeout(300)
+
 LIBRARY = Path(__file__).resolve().parents[3] / "protocol_fixtures"
 PLUGIN = "adbwire.pytest_plugin"
 
