@@ -282,6 +282,23 @@ def test_crash_lines_built_to_make_a_parser_backtrack_are_read_in_linear_time() 
     assert time.monotonic() - started < 10.0
 
 
+def test_many_libc_lines_and_tombstones_of_other_pids_are_joined_in_linear_time() -> None:
+    """Each tombstone looked for its libc line through every crash before it: a log of 15 000
+    libc lines and 15 000 tombstones of other pids took minutes (quadratic)."""
+    count = 15_000
+    libc = "Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), pid 1 (a)"
+    entries = [_entry(1, "libc", libc, "F") for _ in range(count)]
+    entries += [
+        _entry(2 + n, "DEBUG", f"pid: {7 + n}, tid: 7, name: t  >>> p <<<", "F")
+        for n in range(count)
+    ]
+    started = time.monotonic()
+    crashes = find_crashes(entries)
+    assert time.monotonic() - started < 10.0
+    assert len(crashes) == 2 * count
+    assert crashes[0].pid == 7 + count - 1 and crashes[-1].pid == 1
+
+
 def test_libc_and_pid_lines_read_as_before() -> None:
     """The linear readers name what the regular expressions they replace named."""
     native = (

@@ -134,25 +134,34 @@ def _join_tombstones(
     crashes: list[tuple[int, Crash]], tombstones: list[tuple[int, Tombstone]]
 ) -> list[tuple[int, Crash]]:
     """Give each native crash its tombstone (same pid, the nearest after it); a tombstone
-    without a libc line (cut off, or logged elsewhere) is a crash of its own."""
+    without a libc line (cut off, or logged elsewhere) is a crash of its own, which a later
+    tombstone of its pid may complete. Linear: each pid keeps the crashes still without a
+    stack, as stacks (a hostile log can hold thousands of each)."""
     joined = list(crashes)
-    for t_index, tombstone in tombstones:
-        match = next(
-            (
-                n
-                for n in range(len(joined) - 1, -1, -1)
-                if joined[n][1].kind == "native"
-                and joined[n][1].pid == tombstone.pid
-                and joined[n][0] <= t_index
-                and not joined[n][1].stack
-            ),
-            None,
-        )
-        if match is None:
-            joined.append((t_index, _tombstone_crash(tombstone, None)))
+    libc_lines: dict[int, list[int]] = {}  # pid -> its libc crashes' places, newest first
+    for place in range(len(joined) - 1, -1, -1):
+        if joined[place][1].kind == "native" and not joined[place][1].stack:
+            libc_lines.setdefault(joined[place][1].pid, []).append(place)
+    reached: dict[int, list[int]] = {}  # pid -> libc crashes before this tombstone, unjoined
+    own: dict[int, list[int]] = {}  # pid -> stackless crashes of a tombstone alone
+    for t_index, tombstone in tombstones:  # oldest first
+        pid = tombstone.pid or 0
+        pending = libc_lines.get(pid, [])
+        before = reached.setdefault(pid, [])
+        while pending and joined[pending[-1]][0] <= t_index:
+            before.append(pending.pop())
+        candidates = own.get(pid) or before  # a tombstone alone comes later in `joined`
+        if candidates:
+            place = candidates[-1]
+            index, crash = joined[place]
+            joined[place] = (index, _tombstone_crash(tombstone, crash))
         else:
-            index, crash = joined[match]
-            joined[match] = (index, _tombstone_crash(tombstone, crash))
+            place = len(joined)
+            joined.append((t_index, _tombstone_crash(tombstone, None)))
+            candidates = own.setdefault(pid, [])
+            candidates.append(place)
+        if joined[place][1].stack:
+            candidates.pop()
     joined.sort(key=lambda pair: pair[0])
     return joined
 
