@@ -1,9 +1,15 @@
 """Experiments behind the explanations in docs/performance.md (not part of the benchmark run).
 
-    python -m benchmarks.diagnose [--only anatomy|timeline|floor|window|nagle|delayed-ack]
+    python -m benchmarks.diagnose [--only anatomy|instructions|timeline|floor|window|nagle|
+                                          delayed-ack]
 
 - anatomy: CPU per call of the client and of the simulated device for `shell echo`, `exec`
   echo and a bare OPEN/CLSE of `source:0` (the simulator's floor cost per stream).
+- instructions: user-space instructions the simulated device runs per shell echo, counted
+  by valgrind's callgrind (needs valgrind; minutes): the difference between a device that
+  served 1,200 echoes and one that served 200, so start-up cancels out. Unlike CPU time,
+  the count hardly moves with the machine's load; kernel time (system calls, wake-ups) is
+  not in it.
 - window: head-of-line ratio and pull rate with adbwire's delayed_ack receive window set to
   1, 2 and 4 MiB. This patches HostProtocol's default in this process only, an experiment
   to size the window, not a setting users have.
@@ -21,13 +27,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
+import shutil
 import socket
 import statistics
+import subprocess
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from benchmarks.children import REPO_ROOT, module_argv
 from benchmarks.clients import AdbShellClient, AdbwireClient, BenchClient, GoogleAdbClient
 from benchmarks.config import MIB
 from benchmarks.cpu import client_and_device, spent
@@ -41,7 +51,9 @@ CALLS = 500
 WINDOWS = (1 * MIB, 2 * MIB, 4 * MIB)
 HOL_SIZE = 512 * MIB
 PUSH_SIZE = 512 * MIB
-EXPERIMENTS = ("anatomy", "timeline", "floor", "window", "nagle", "delayed-ack")
+EXPERIMENTS = ("anatomy", "instructions", "timeline", "floor", "window", "nagle", "delayed-ack")
+INSTRUCTION_ECHOES = (200, 1200)
+VALGRIND_TIMEOUT = 1800.0
 
 
 def _calls(action: Callable[[], object], count: int) -> list[float]:
@@ -87,6 +99,57 @@ def anatomy(workspace: Workspace) -> list[str]:
             )
     finally:
         client.close()
+    return lines
+
+
+def _device_instructions(workspace: Workspace, valgrind: str, echoes: int) -> int:
+    """Instructions a simulated device (its own process, under callgrind) ran in all while
+    serving `echoes` shell echoes on one connection."""
+    argv = [valgrind, "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    argv += module_argv(
+        "benchmarks.device_host",
+        *("--root", str(workspace.root / f"counted-{echoes}")),
+        *("--authorized-keys", str(workspace.public_key)),
+    )
+    report_file = workspace.root / f"callgrind-{echoes}.txt"
+    with report_file.open("w") as report:  # a file: a full pipe would stall the device
+        pipe = subprocess.PIPE
+        device = subprocess.Popen(
+            argv, stdin=pipe, stdout=pipe, stderr=report, text=True, cwd=REPO_ROOT
+        )
+        assert device.stdin is not None and device.stdout is not None
+        try:
+            serial = device.stdout.readline().strip()
+            client = AdbwireClient(serial, workspace.private_key)
+            try:
+                _calls(client.echo, echoes)
+            finally:
+                client.close()
+            device.stdin.close()
+            device.wait(VALGRIND_TIMEOUT)
+        finally:
+            if device.poll() is None:
+                device.kill()
+                device.wait()
+            device.stdout.close()
+    found = re.search(r"Collected : (\d+)", report_file.read_text())
+    if found is None:
+        raise RuntimeError(f"callgrind reported no count (see {report_file})")
+    return int(found.group(1))
+
+
+def instructions(workspace: Workspace) -> list[str]:
+    lines = ["## instructions: the simulated device's user-space instructions per shell echo"]
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return [*lines, "- not measured: valgrind is not installed"]
+    fewer, more = INSTRUCTION_ECHOES
+    counts = {echoes: _device_instructions(workspace, valgrind, echoes) for echoes in (fewer, more)}
+    per_echo = (counts[more] - counts[fewer]) / (more - fewer)
+    lines.append(
+        f"- {per_echo / 1000:.1f}k per echo ({counts[fewer]:,} after {fewer} echoes, "
+        f"{counts[more]:,} after {more}; start-up included in both)"
+    )
     return lines
 
 
@@ -240,6 +303,7 @@ def main() -> None:
     args = parser.parse_args()
     experiments = {
         "anatomy": anatomy,
+        "instructions": instructions,
         "window": window,
         "nagle": nagle,
         "delayed-ack": delayed_ack,
