@@ -80,3 +80,72 @@ def test_a_quoted_name_is_no_alias_but_the_definition_is_still_asked() -> None:
     assert not any(
         "/sdcard " in reason or reason.endswith("/sdcard") for reason in assessment.reasons
     )
+
+
+# mksh evaluates a variable's value as an arithmetic expression wherever it needs a number
+# and expands an array subscript met there: quoted `$(…)` in such a value runs (checked on
+# mksh R59 with `echo PWNED >&2` in place of the rm).
+_HIDDEN = "x='a[$(rm -rf /sdcard)]'; "
+ARITHMETIC_REFUSED = [
+    "typeset -i y='a[$(rm -rf /sdcard)]'",
+    "typeset -i y; y='a[$(rm -rf /sdcard)]'",
+    "typeset -i y='a[`rm -rf /sdcard`]'",
+    "x='a[`rm -rf /sdcard`]'; echo $((x))",
+    *(
+        _HIDDEN + use
+        for use in (
+            "echo $((x))",
+            "((x))",
+            "let y=x",
+            "[[ x -eq 1 ]]",
+            "echo ${b[x]}",
+            "b[x]=1",
+            "shift x",
+            "test x -eq 1",
+        )
+    ),
+    "export y='a[$(rm -rf /sdcard)]'; local z=a'[$(rm -rf /sdcard)]'",
+    "let 'y=a[$(rm -rf /sdcard)]'",
+    "x=${y:-'a[$(rm -rf /sdcard)]'}; ((x))",
+    "for i in 'a[$(rm -rf /sdcard)]'; do ((i)); done",
+    "read x <<<'a[$(rm -rf /sdcard)]'; ((x))",
+    "x='a[$(echo '\"'\"'b[$(rm -rf /sdcard)]'\"'\"')]'; ((x))",  # nested twice
+]
+
+ARITHMETIC_ASKED = [
+    ("x='a[$(rm -rf'; ((x))", "the guard cannot read the subscript in 'a[$(rm -rf'"),
+    ("x='a[${y'; ((x))", "the guard cannot read the subscript"),
+    # Without a subscript of its own the text runs only through another value's subscript.
+    ("x='$(rm -rf /sdcard)'; y='a[b[$x]]'; ((y))", "recursive deletion of /sdcard, if mksh"),
+    ("read x <<'EOF'\na[$(rm -rf /sdcard)]\nEOF\n((x))", "recursive deletion of /sdcard, if"),
+]
+
+ARITHMETIC_ORDINARY = [
+    "x='a[$(date)]'; ((x))",
+    "x='a[${y:-0}]'; ((x))",
+    "echo '[$(date)]' \"[$x] $(date)\"",
+    "echo 'costs $(5'",
+    "cat > /data/local/tmp/s.sh <<'EOF'\nif [ \"$(id -u)\" = 0 ]; then echo don't; fi\nEOF",
+]
+
+
+@pytest.mark.parametrize("command", ARITHMETIC_REFUSED)
+def test_a_destructive_substitution_arithmetic_expands_is_refused(command: str) -> None:
+    assessment = assess(command)
+    assert assessment.verdict is Verdict.REFUSE, assessment
+    assert assessment.reasons == ("recursive deletion of /sdcard",)
+
+
+@pytest.mark.parametrize(
+    ("command", "reason"), ARITHMETIC_ASKED, ids=[c for c, _ in ARITHMETIC_ASKED]
+)
+def test_quoted_text_arithmetic_may_expand_is_asked_when_unsure(command: str, reason: str) -> None:
+    assessment = assess(command)
+    assert assessment.verdict is Verdict.ASK_EVERY_TIME, assessment
+    assert any(reason in given for given in assessment.reasons), assessment.reasons
+
+
+@pytest.mark.parametrize("command", ARITHMETIC_ORDINARY)
+def test_quoted_substitutions_of_harmless_commands_stay_ordinary(command: str) -> None:
+    assessment = assess(command)
+    assert (assessment.verdict, assessment.reasons) == (Verdict.ORDINARY, ())

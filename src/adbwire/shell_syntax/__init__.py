@@ -17,6 +17,7 @@ from adbwire.shell_syntax.lexer import (
     ShellSyntaxError,
     Token,
     Word,
+    expression,
     tokenize,
 )
 from adbwire.shell_syntax.parser import (
@@ -63,6 +64,7 @@ __all__ = [
     "Simple",
     "Token",
     "Word",
+    "expression",
     "parse",
     "parse_lines",
     "tokenize",

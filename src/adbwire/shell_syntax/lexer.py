@@ -44,6 +44,7 @@ __all__ = [
     "ShellSyntaxError",
     "Token",
     "Word",
+    "expression",
     "find_closing_paren",
     "tokenize",
 ]
@@ -61,6 +62,12 @@ _QUOTE_OR_EXPANSION = "'\"$`"
 
 def tokenize(source: str) -> list[Token]:
     return _Lexer(source).run()
+
+
+def expression(text: str) -> tuple[Part, ...]:
+    """Text read as an arithmetic expression's source (the inside of double quotes): what
+    mksh substitutes in an array subscript it meets while evaluating a variable's value."""
+    return tuple(_Lexer(text).expression_parts())
 
 
 class _Lexer:

@@ -4,8 +4,8 @@ A guard rail, not a sandbox. The command line is parsed as the device's shell (m
 it (`adbwire.shell_syntax`), and every command it would run is looked at, through lists,
 pipelines, subshells, `if`/`case`/loops, function bodies (where they are defined and again
 where they are called), wrappers (`busybox`, `env`, `su 0`, `nohup`, ...), `sh -c` strings,
-here-documents fed to a shell and command substitutions, with the directory each `cd` leaves
-the shell in.
+here-documents fed to a shell, command substitutions and the quoted ones mksh's arithmetic
+expands (`x='a[$(cmd)]'; ((x))`), with the directory each `cd` leaves the shell in.
 
 * **refuse**: catastrophic for sure, never run: recursive deletion or moving away of a
   protected path (`shell_paths.PROTECTED`), formatting and partitioning, raw writes to
@@ -27,7 +27,14 @@ from enum import IntEnum
 from adbwire.device.errors import RefusedError
 from adbwire.mcp.safety.shell_commands import FACTORY_RESET_MARKERS, run_words
 from adbwire.mcp.safety.shell_paths import HOME, Cwds, Target, device_node, protected, targets
-from adbwire.mcp.safety.shell_words import Text, read_word, show, substitutions
+from adbwire.mcp.safety.shell_words import (
+    Text,
+    arithmetic_texts,
+    literal,
+    read_word,
+    show,
+    substitutions,
+)
 from adbwire.shell_syntax import (
     AndOr,
     Case,
@@ -45,6 +52,7 @@ from adbwire.shell_syntax import (
     ShellSyntaxError,
     Simple,
     Word,
+    expression,
     parse,
 )
 
@@ -180,6 +188,10 @@ class Guard:
             for word in [*command.words, *_assigned_words(command)]:
                 self.inspect_word(word, cwds, depth)
             fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
+            if command.words and literal(command.words[0]) == "read":
+                for document in fed:  # a line read may be used as a number later
+                    for text, _ in arithmetic_texts(document):
+                        self.arithmetic_text(text, False, cwds, depth)
             self.stdin_script = fed[-1] if fed else self._piped
             self._piped = None
             try:
@@ -285,17 +297,40 @@ class Guard:
             self.ask(f"commands nested more than {MAX_NESTING} levels deep")
         return depth > MAX_NESTING
 
-    def inspect_word(self, word: Word, cwds: Cwds, depth: int) -> None:
+    def inspect_word(self, word: Word, cwds: Cwds, depth: int, *, document: bool = False) -> None:
         for source in substitutions(word):
             self.source(source, cwds, depth + 1)
+        for text, subscript in () if document else arithmetic_texts(word):
+            self.arithmetic_text(text, subscript, cwds, depth)
         text = "".join(part.text for part in word.parts if isinstance(part, Lit))
         for marker in FACTORY_RESET_MARKERS:
             if marker in text:
                 self.refuse(f"factory reset ({marker})")
 
+    def arithmetic_text(self, text: str, subscript: bool, cwds: Cwds, depth: int) -> None:
+        """Quoted text that mksh's arithmetic may still expand (`shell_words.arithmetic_texts`):
+        its command substitutions are checked as if they ran. Without a subscript in the text
+        (`x='$(cmd)'`, a here-document `read` reads) they run only through another value's
+        subscript (`y='a[b[$x]]'`), so a refusal becomes a question."""
+        try:
+            parts = expression(text)
+        except ShellSyntaxError as exc:
+            if subscript:
+                self.ask(f"the guard cannot read the subscript in {text!r} ({exc})")
+            return
+        inner = Guard(self.home)
+        inner.functions, inner.aliases = dict(self.functions), dict(self.aliases)
+        for source in substitutions(Word(parts)):
+            inner.source(source, cwds, depth + 1)
+        for reason, verdict in inner._found.items():
+            if verdict is Verdict.REFUSE and subscript:
+                self.refuse(reason)
+            else:
+                self.ask(f"{reason}, if mksh's arithmetic expands the quoted {text!r}")
+
     def redirects(self, redirects: list[Redirect], cwds: Cwds, depth: int) -> None:
         for redirect in redirects:
-            self.inspect_word(redirect.target, cwds, depth)
+            self.inspect_word(redirect.target, cwds, depth, document=redirect.op == "<<")
             target = read_word(redirect.target)
             to_fd = target is not None and (target.text.isdigit() or target.text == "-")
             if redirect.op in _WRITE_OPS or (redirect.op == ">&" and not to_fd):

@@ -147,3 +147,30 @@ def _in_parts(parts: tuple[Lit | Param | CmdSub | Arith, ...]) -> Iterator[str]:
             yield from _in_parts(part.word)
             yield from _in_parts(part.alt)
             yield from _in_parts(part.subscript or ())
+
+
+_HIDDEN_MARKERS = ("$(", "`", "${")
+
+
+def arithmetic_texts(word: Word) -> Iterator[tuple[str, bool]]:
+    """Quoted text of the word that still holds `$(`, a backquote or `${`, and whether it
+    holds a subscript too (`[`, or the text sits in one): mksh expands an array subscript
+    met in a variable's value wherever it needs that value as a number, so
+    `x='a[$(cmd)]'; ((x))` runs cmd. At each level of nesting, the literal parts are
+    joined as if the expansions between them were empty."""
+    yield from _arithmetic_texts(word.parts, subscript=False)
+
+
+def _arithmetic_texts(
+    parts: tuple[Lit | Param | CmdSub | Arith, ...], *, subscript: bool
+) -> Iterator[tuple[str, bool]]:
+    text = "".join(part.text for part in parts if isinstance(part, Lit))
+    if any(marker in text for marker in _HIDDEN_MARKERS):
+        yield text, subscript or "[" in text
+    for part in parts:
+        if isinstance(part, Arith):
+            yield from _arithmetic_texts(part.parts, subscript=True)
+        elif isinstance(part, Param):
+            yield from _arithmetic_texts(part.word, subscript=subscript)
+            yield from _arithmetic_texts(part.alt, subscript=subscript)
+            yield from _arithmetic_texts(part.subscript or (), subscript=True)
