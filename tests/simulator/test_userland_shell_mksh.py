@@ -344,7 +344,37 @@ SELECT = [
     ),
 ]
 
-CASES = [*ALIASES, *ARRAYS, *TYPESET, *EXPORTED, *READONLY, *UMASK_AND_FLAGS]
+# mksh evaluates a variable's value as arithmetic wherever it needs a number and expands an
+# array subscript met there, quoted or not (review_s7 R2): the command substitution runs.
+ARITHMETIC_SUBSCRIPTS = [
+    ("x='a[$(echo PWNED1 >&2)]'; echo $((x))", "0\n", "PWNED1\n", 0),
+    ("typeset -i y='a[$(echo PWNED2 >&2)]'", "", "PWNED2\n", 0),
+    ("x='a[$(echo PWNED3 >&2)]'; [[ x -eq 1 ]]", "", "PWNED3\n", 1),
+    ("x='a[`echo BT >&2`]'; test x -eq 1; echo $?", "1\n", "BT\n", 0),
+    ("y='$(echo TWICE >&2)'; echo $((a[$y]))", "0\n", "TWICE\n", 0),
+    ("x='a[$(echo 3)+1]'; a[4]=7; z=2; w='a[${z:-1}+2]'; echo $((x)) $((w))", "7 7\n", "", 0),
+    ("x='a[$(echo RUN >&2)]'; echo $((0 && x))", "0\n", "", 0),
+    ("x='a[$(echo 1 2)]'; echo $((x))", "", "/system/bin/sh: 1 2: unexpected '2'\n", 1),
+    ("x='a[\"1\"]'; echo $((x))", "", '/system/bin/sh: "1": unexpected \'"\'\n', 1),
+    ("x='a[$(echo S >&2)]'; set -- a b c; shift x; shift 1+0; echo $#", "2\n", "S\n", 0),
+    ("x='a[$(echo L >&2)]'; let y=x; b[x]=1; echo $y ${!b[@]}", "0 0\n", "L\nL\n", 0),
+    (
+        "set -- a b; shift 1+; echo $?",
+        "",
+        "/system/bin/sh: 1+: unexpected 'end of expression'\n",
+        1,
+    ),
+]
+
+CASES = [
+    *ALIASES,
+    *ARRAYS,
+    *TYPESET,
+    *EXPORTED,
+    *READONLY,
+    *UMASK_AND_FLAGS,
+    *ARITHMETIC_SUBSCRIPTS,
+]
 
 
 @pytest.mark.parametrize(("script", "out", "err", "status"), CASES, ids=[c[0][:50] for c in CASES])

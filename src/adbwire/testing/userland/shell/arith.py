@@ -29,6 +29,10 @@ class VariableHost(Protocol):
 
     def set_element(self, name: str, index: int, value: str) -> None: ...
 
+    def expand_subscript(self, text: str) -> str:
+        """`$…` and backquote expansions done in the text (the inside of double quotes)."""
+        ...
+
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<num>[0-9][0-9A-Za-z_#]*)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<op>"
@@ -228,11 +232,17 @@ class _Evaluator:
             reason = "bad number" if text == self.expression.strip() else f"bad number '{text}'"
             raise self.failure(reason) from None
 
-    def _element(self, name: str) -> tuple[str, int | None]:
-        """`a[EXPR]` as the array's name and the index; a plain name and None."""
+    def _element(self, name: str, *, live: bool = True) -> tuple[str, int | None]:
+        """`a[EXPR]` as the array's name and the index; a plain name and None. mksh expands
+        the subscript first, even one met in a variable's value: `x='a[$(cmd)]'; ((x))`
+        runs cmd (not in a branch `&&`, `||` or `?:` skips)."""
         if not name.endswith("]"):
             return name, None
         base, _, subscript = name[:-1].partition("[")
+        if "$" in subscript or "`" in subscript:
+            if not live:
+                return base, 0
+            subscript = self.variables.expand_subscript(subscript)
         return base, _Evaluator(subscript, self.variables, self.active).run()
 
     def store(self, name: str, value: int) -> None:
@@ -243,7 +253,7 @@ class _Evaluator:
             self.variables.set_element(base, index, str(value))
 
     def variable(self, name: str, *, live: bool) -> int:
-        base, index = self._element(name)
+        base, index = self._element(name, live=live)
         raw = self.variables.get_var(base) if index is None else self.variables.element(base, index)
         value = (raw or "").strip()
         if not value:

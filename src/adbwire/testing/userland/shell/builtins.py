@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.process import Streams
+from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.shell.interp import Shell
@@ -74,11 +75,15 @@ def _shift(shell: Shell, argv: list[str], streams: Streams) -> int:
     """`shift [N]`; shifting more than there are is an error that ends the script, as a
     special built-in's error does in mksh."""
     count = 1
-    if len(argv) > 1:
-        if not argv[1].isdigit():
-            streams.stderr.write(f"{SHELL_PATH}: shift: {argv[1]}: bad number\n".encode())
+    if len(argv) > 1:  # an arithmetic expression, as in mksh: `shift n`, `shift 1+1`
+        try:
+            count = evaluate(argv[1], shell) if argv[1].strip() else 0
+        except ArithmeticFailure as exc:
+            streams.stderr.write(f"{SHELL_PATH}: {exc}\n".encode())
+            raise ExitShell(1) from None
+        if count < 0:
+            streams.stderr.write(f"{SHELL_PATH}: shift: bad number: {argv[1]}\n".encode())
             raise ExitShell(1)
-        count = int(argv[1])
     if count > len(shell.positional):
         streams.stderr.write(f"{SHELL_PATH}: shift: nothing to shift\n".encode())
         raise ExitShell(1)

@@ -12,7 +12,16 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from adbwire.shell_syntax.lexer import Arith, CmdSub, Lit, Param, Part, Word
+from adbwire.shell_syntax.lexer import (
+    Arith,
+    CmdSub,
+    Lit,
+    Param,
+    Part,
+    ShellSyntaxError,
+    Word,
+    expression,
+)
 from adbwire.testing.device_files import FsError
 from adbwire.testing.userland.shell.arith import ArithmeticFailure, evaluate
 
@@ -50,6 +59,8 @@ class ExpansionHost(Protocol):
 
     def indexes(self, name: str) -> list[int]: ...
 
+    def expand_subscript(self, text: str) -> str: ...
+
 
 def expand_words(
     host: ExpansionHost, words: Sequence[Word], listdir: Callable[[str], list[str]] | None, cwd: str
@@ -71,6 +82,16 @@ def expand_single(host: ExpansionHost, word: Word) -> str:
     """Expand a word that must stay one string (assignment values, redirection targets)."""
     fields = _fields(host, word, split=False)
     return "".join(text for segments in fields for text, _ in segments)
+
+
+def expand_subscript(host: ExpansionHost, text: str) -> str:
+    """An array subscript met while evaluating arithmetic, read as the inside of double
+    quotes (quotes stay) and expanded, as mksh does before evaluating it."""
+    try:
+        parts = expression(text)
+    except ShellSyntaxError as exc:
+        raise ArithmeticFailure(f"{text}: {exc}") from None
+    return expand_single(host, Word(parts))
 
 
 def _lookup(host: ExpansionHost, name: str) -> str | None:

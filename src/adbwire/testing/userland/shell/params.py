@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from adbwire.shell_syntax.tree import Assign
 from adbwire.testing.userland.shell import variables
 from adbwire.testing.userland.shell.arith import evaluate
-from adbwire.testing.userland.shell.expand import expand_single, expand_words
+from adbwire.testing.userland.shell.expand import expand_single, expand_subscript, expand_words
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.android.state import Process
@@ -79,6 +79,9 @@ class Parameters:
 
     def indexes(self, name: str) -> list[int]:
         return variables.indexes(self._shell(), name)
+
+    def expand_subscript(self, text: str) -> str:
+        return expand_subscript(self._shell(), text)
 
     def assign_word(self, assign: Assign) -> None:
         """Run one assignment of a command: `NAME=…`, `NAME+=…`, `a[i]=…`, `a=(…)`."""
