@@ -17,7 +17,7 @@ from adbwire.errors import DeviceQueueFullError
 from adbwire.mcp.trace import recorder as recorder_module
 from adbwire.mcp.trace import start_trace
 from adbwire.mcp.trace import writer as writer_module
-from adbwire.mcp.trace.format import read_trace
+from adbwire.mcp.trace.format import TRACE_FILE, read_trace
 from adbwire.mcp.trace.writer import QUEUE_SIZE, Shot, TraceWriter
 from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
 from adbwire.testing.hostile.userland import Invocation, Rule, hostile_userland
@@ -113,6 +113,35 @@ def test_closing_behind_a_stuck_capture_and_a_full_queue_is_bounded(
         assert not release.is_set() and not taken.is_set()
     finally:
         release.set()
+
+
+def test_steps_left_behind_a_stuck_capture_are_counted_in_the_closing_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing gives up on device A's stuck screen but keeps time for the writer: the
+    closing line is written and counts A's steps as dropped (the lanes used to take the
+    whole CLOSE_TIMEOUT, leaving the writer none, so the count was never written)."""
+    monkeypatch.setattr(writer_module, "CLOSE_TIMEOUT", writer_module.WRITER_RESERVE + 0.2)
+    release, entered = threading.Event(), threading.Event()
+
+    def stuck() -> Shot:
+        entered.set()
+        release.wait(WAIT)
+        raise TimeoutError("released")
+
+    writer = TraceWriter(tmp_path / "t")
+    try:
+        for _ in range(3):
+            step = {"kind": "step", "index": writer.next_index(), "device": "A"}
+            writer.submit(step, {}, ("after", stuck))
+        assert entered.wait(WAIT)
+        step = {"kind": "step", "index": writer.next_index(), "device": "B"}
+        assert writer.submit(step, {}).wait(WAIT)  # written
+        writer.close()
+    finally:
+        release.set()
+    closing = (tmp_path / "t" / TRACE_FILE).read_bytes().splitlines()[-1]
+    assert json.loads(closing) == {"kind": "end", "steps": 1, "dropped_steps": 3}
 
 
 def test_a_device_stuck_on_its_screen_holds_back_no_other_device(tmp_path: Path) -> None:

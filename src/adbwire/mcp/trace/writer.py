@@ -46,6 +46,9 @@ WEBP_QUALITY = 70
 CAPTURE_THREAD = "adbwire-trace-capture"
 """The name of a device's capture lane thread."""
 CLOSE_TIMEOUT = 30.0
+WRITER_RESERVE = 5.0
+"""Seconds of `CLOSE_TIMEOUT` kept for the writer (what is queued, then the closing line):
+screens still being taken get the rest."""
 
 
 @dataclass(frozen=True)
@@ -169,13 +172,15 @@ class TraceWriter:
 
     def close(self) -> None:
         """Write what is submitted and the closing line, within `CLOSE_TIMEOUT`: the steps of a
-        device whose screen is still being taken by then are counted as dropped."""
+        device whose screen is still being taken when `WRITER_RESERVE` is left are counted
+        as dropped (in the closing line, which that reserve leaves time for)."""
         deadline = time.monotonic() + CLOSE_TIMEOUT
+        for_lanes = max(0.0, CLOSE_TIMEOUT - WRITER_RESERVE)
         with self._lanes_changed:
             if self._closed:
                 return
             self._closed = True
-            if not self._lanes_changed.wait_for(lambda: not self._lanes, CLOSE_TIMEOUT):
+            if not self._lanes_changed.wait_for(lambda: not self._lanes, for_lanes):
                 self._sealed = True
                 stuck = sum(len(lane) for lane in self._lanes.values())
                 self._count_dropped(stuck)
