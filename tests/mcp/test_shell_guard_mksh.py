@@ -149,3 +149,24 @@ def test_quoted_text_arithmetic_may_expand_is_asked_when_unsure(command: str, re
 def test_quoted_substitutions_of_harmless_commands_stay_ordinary(command: str) -> None:
     assessment = assess(command)
     assert (assessment.verdict, assessment.reasons) == (Verdict.ORDINARY, ())
+
+
+# `$'…'` is mksh's C-escaped string: the guard reads it as the shell does.
+ANSI_C_REFUSED = [
+    ("$'rm' -rf /sdcard", "recursive deletion of /sdcard"),
+    ("rm -rf $'\\x2fsdcard'", "recursive deletion of /sdcard"),
+    ("$'\\x72m' -rf $'/\\144ata'", "recursive deletion of /data"),
+    ("x=$'a[\\x24(rm -rf /sdcard)]'; ((x))", "recursive deletion of /sdcard"),
+    ("echo $(echo $'a\\'b'; rm -rf /sdcard)", "recursive deletion of /sdcard"),
+]
+
+
+@pytest.mark.parametrize(("command", "reason"), ANSI_C_REFUSED, ids=[c for c, _ in ANSI_C_REFUSED])
+def test_ansi_c_strings_are_read_as_mksh_reads_them(command: str, reason: str) -> None:
+    assessment = assess(command)
+    assert (assessment.verdict, assessment.reasons) == (Verdict.REFUSE, (reason,))
+
+
+def test_dollar_quote_inside_double_quotes_is_plain_text() -> None:
+    assessment = assess("echo \"$'rm'\" $'hello\\n'; rm -rf \"$'/sdcard'\"")
+    assert (assessment.verdict, assessment.reasons) == (Verdict.ORDINARY, ())

@@ -366,6 +366,17 @@ ARITHMETIC_SUBSCRIPTS = [
     ),
 ]
 
+ANSI_C_STRINGS = [  # `$'…'`: C escapes, mksh's rules (`\x` takes every hex digit after it)
+    (
+        "printf '%s|' $'\\x41' $'\\101' $'a\\'b' $'\\q' $'x\\0y' $'\\u004142' $'\\x' "
+        "\"$'no'\" $'it''s' ${y:-$'\\x42'}; echo",
+        "A|A|a'b|q|x|A42|x|$'no'|its|B|\n",
+        "",
+        0,
+    ),
+    ("echo $(echo $'a\\'b'; echo c); $'\\x65'cho $'tab\\there'", "a'b c\ntab\there\n", "", 0),
+]
+
 CASES = [
     *ALIASES,
     *ARRAYS,
@@ -374,6 +385,7 @@ CASES = [
     *READONLY,
     *UMASK_AND_FLAGS,
     *ARITHMETIC_SUBSCRIPTS,
+    *ANSI_C_STRINGS,
 ]
 
 

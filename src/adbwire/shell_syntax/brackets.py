@@ -3,6 +3,7 @@ of `${name/…/…}` or `${name:…:…}` stops, past nested quotes and expansio
 
 from __future__ import annotations
 
+from adbwire.shell_syntax.ansi_c import ansi_c_string
 from adbwire.shell_syntax.words import ShellSyntaxError
 
 __all__ = [
@@ -54,6 +55,11 @@ def _skip_escape_or_quote(src: str, i: int, *, nested: bool) -> int | None:
     ch = src[i]
     if ch == "\\":
         return i + 2
+    if src.startswith("$'", i):  # `\'` does not end it
+        try:
+            return ansi_c_string(src, i + 1)[1]
+        except ShellSyntaxError:
+            return len(src)
     if ch == "'":
         end = src.find("'", i + 1)
         return len(src) if end < 0 else end + 1

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from adbwire.shell_syntax.ansi_c import ansi_c_string
 from adbwire.shell_syntax.braced import PARAM_OPS, SPECIAL_PARAMS, braced_param
 from adbwire.shell_syntax.brackets import (
     command_substitution_end,
@@ -265,6 +266,9 @@ class _Lexer:
         if src[self.pos] == "`":
             return self._backquote(quoted)
         nxt = src[self.pos + 1] if self.pos + 1 < len(src) else ""
+        if nxt == "'" and not quoted:  # `$'…'`: C escapes (`"$'x'"` is plain text)
+            text, self.pos = ansi_c_string(src, self.pos + 1)
+            return Lit(text, True)
         if nxt == "(":
             if src.startswith("$((", self.pos):
                 arith = self._arithmetic(quoted)
