@@ -266,6 +266,31 @@ def test_a_hostile_tombstone_keeps_bounded_frames_and_says_what_it_cut() -> None
     assert len(crash.root_cause_message) < MAX_LINE_CHARS + 80
 
 
+def test_hostile_signal_lines_keep_every_field_of_the_crash_bounded() -> None:
+    """The signal's name, its code and the fault address were kept whole: a tombstone's
+    signal line of megabytes made a message of megabytes."""
+    huge_name = "SIG" + "X" * MEGABYTE
+    tombstone = [
+        "*** *** *** *** *** *** *** *** *** *** *** *** *** *** *** ***",
+        "pid: 29478, tid: 29502, name: t  >>> com.example.notes <<<",
+        f"signal 11 ({huge_name}), code {'c' * MEGABYTE}, fault addr 0x{'f' * MEGABYTE}",
+        "backtrace:",
+        "      #00 pc 0000000000001000  /system/lib64/libc.so (abort+4)",
+    ]
+    entries = [
+        _entry(6000, "libc", f"Fatal signal 6 ({huge_name}), pid 6000 (com.example.a)", "F"),
+        *(_entry(30000, "DEBUG", line, "F") for line in tombstone),
+    ]
+    crashes = find_crashes(entries)
+    assert [crash.pid for crash in crashes] == [29478, 6000]
+    for crash in crashes:
+        assert crash.exception_type.startswith("SIGXXX")
+        assert crash.exception_type.endswith(" more chars cut]")
+        assert len(crash.exception_type) < MAX_LINE_CHARS + 40
+        for text in (crash.message, crash.root_cause_message):  # code, address, reason
+            assert len(text) < 3 * (MAX_LINE_CHARS + 40)
+
+
 def test_crash_lines_built_to_make_a_parser_backtrack_are_read_in_linear_time() -> None:
     """libc's Fatal signal line and the tombstone's pid line were each read with one regular
     expression of lazy fields: a 60 KB line of repeated ", pid 1 (a" or " >>> a" took 16-20 s

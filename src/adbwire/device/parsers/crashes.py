@@ -239,7 +239,7 @@ def _native_crash(entry: LogEntry) -> Crash | None:
     if names is None:
         return None
     pid, process, thread = names
-    signal = head.group("signal")
+    signal = capped_line(head.group("signal"))
     message = capped_line(entry.message)
     return Crash(
         kind="native",

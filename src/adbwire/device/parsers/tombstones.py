@@ -64,8 +64,10 @@ class Tombstone:
             self.thread = capped_line(thread) if thread is not None else None
             self.process = capped_line(process.strip())
         elif (match := _SIGNAL.match(line)) is not None and self.signal is None:
-            self.signal, self.code = match.group("signal"), match.group("code")
-            self.fault_addr = match.group("addr")
+            code, addr = match.group("code"), match.group("addr")
+            self.signal = capped_line(match.group("signal"))
+            self.code = capped_line(code) if code is not None else None
+            self.fault_addr = capped_line(addr) if addr is not None else None
         elif (match := _CAUSE.match(line)) is not None and self.cause is None:
             self.cause = capped_line(match.group("cause"))
         elif (match := _ABORT.match(line)) is not None and self.abort_message is None:
