@@ -27,6 +27,12 @@ from enum import IntEnum
 from adbwire.device.errors import RefusedError
 from adbwire.mcp.safety.shell_commands import FACTORY_RESET_MARKERS, run_words
 from adbwire.mcp.safety.shell_paths import HOME, Cwds, Target, device_node, protected, targets
+from adbwire.mcp.safety.shell_tree import (
+    assigned_words,
+    cat_of_here_document,
+    fed_documents,
+    with_arguments,
+)
 from adbwire.mcp.safety.shell_words import (
     Text,
     arithmetic_texts,
@@ -36,7 +42,6 @@ from adbwire.mcp.safety.shell_words import (
     substitutions,
 )
 from adbwire.shell_syntax import (
-    AndOr,
     Case,
     Command,
     Conditional,
@@ -64,8 +69,6 @@ MAX_PLACES = 16
 """Directories the shell may be in that the guard keeps apart; beyond, it may be anywhere."""
 _START: Cwds = frozenset({"/"})  # `adb shell` starts in /
 _WRITE_OPS = (">", ">>", ">|", "<>", "&>")
-_FEEDS = ("<<", "<<<")
-"""A here-document or a here-string: text the command reads, known to the guard."""
 
 Outcome = tuple[Cwds, Cwds]
 """Where the shell may be after a command succeeded, and after it failed."""
@@ -176,7 +179,7 @@ class Guard:
         self._piped = None
         for command in pipeline.commands:
             outcome = self.command(command, cwds, depth)
-            self._piped = _cat_of_here_document(command)
+            self._piped = cat_of_here_document(command)
         if len(pipeline.commands) > 1:  # each stage runs in a subshell
             both = _union(cwds, _union(*outcome))
             outcome = (both, both)
@@ -185,9 +188,9 @@ class Guard:
     def command(self, command: Command, cwds: Cwds, depth: int) -> Outcome:
         self.redirects(command.redirects, cwds, depth)
         if isinstance(command, Simple):
-            for word in [*command.words, *_assigned_words(command)]:
+            for word in [*command.words, *assigned_words(command)]:
                 self.inspect_word(word, cwds, depth)
-            fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
+            fed = fed_documents(command)
             if command.words and literal(command.words[0]) == "read":
                 for document in fed:  # a line read may be used as a number later
                     for text, _ in arithmetic_texts(document):
@@ -281,7 +284,7 @@ class Guard:
             return None
         self._expanding.add(name.text)
         try:
-            script = _with_arguments(parse(value), words[1:])
+            script = with_arguments(parse(value), words[1:])
             if script is None:
                 self.ask(f"the alias {name.text} runs {value!r}, more than the guard can follow")
                 return self.outcome(parse(value), cwds, depth + 1)
@@ -383,46 +386,6 @@ class Guard:
                 self.ask(f"{action} {text.text}: the device follows '..' through symlinks")
             elif target.home:
                 self.ask(f"{action} {text.text}: the guard does not know the home directory")
-
-
-def _cat_of_here_document(command: Command) -> Word | None:
-    """`cat <<EOF`: the here-document it writes to the pipe (`cat <<EOF | sh`)."""
-    if not isinstance(command, Simple) or [read_word(w) for w in command.words] != [
-        Text(tuple((ch, True) for ch in "cat"))
-    ]:
-        return None
-    fed = [r.target for r in command.redirects if r.op in _FEEDS and r.fd == 0]
-    return fed[-1] if fed else None
-
-
-def _assigned_words(command: Simple) -> list[Word]:
-    """What the assignments of a command expand: values, `a[SUBSCRIPT]`s, `a=(WORD…)`."""
-    found: list[Word] = []
-    for assign in command.assigns:
-        found.append(assign.value)
-        if assign.subscript is not None:
-            found.append(assign.subscript)
-        found.extend(assign.items or ())
-    return found
-
-
-def _with_arguments(script: Script, arguments: list[Word]) -> Script | None:
-    """The alias's value with the words after the alias added to its last command (None
-    when that is no simple command: `alias x='(cd /; ls)'`)."""
-    if not script:
-        return None
-    last = script[-1]
-    pipeline = last.rest[-1][1] if last.rest else last.first
-    command = pipeline.commands[-1] if pipeline.commands else None
-    if not isinstance(command, Simple):
-        return None
-    extended = Simple(command.assigns, [*command.words, *arguments], command.redirects)
-    commands = [*pipeline.commands[:-1], extended]
-    new_pipeline = Pipeline(pipeline.negate, commands, pipeline.timed, pipeline.posix_time)
-    if last.rest:
-        rest = [*last.rest[:-1], (last.rest[-1][0], new_pipeline)]
-        return [*script[:-1], AndOr(last.first, rest, last.background)]
-    return [*script[:-1], AndOr(new_pipeline, [], last.background)]
 
 
 def _short(reason: str) -> str:
