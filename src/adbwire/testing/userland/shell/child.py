@@ -1,6 +1,7 @@
 """Running a device command: found by name (or by a path in a bin directory), run as a
 child process of the shell in the device's process table (so `ps` shows it), its status
-128+N when a signal ended it."""
+128+N when a signal ended it. The few mksh runs itself (`echo`, `true`, `false`) run in
+the shell, with no process of their own, unless named by a path."""
 
 from __future__ import annotations
 
@@ -15,9 +16,24 @@ from adbwire.testing.userland.shell.invocation import Invocation
 if TYPE_CHECKING:
     from adbwire.testing.userland.shell.interp import Shell
 
-__all__ = ["BIN_DIRS", "run_device_command"]
+__all__ = ["BIN_DIRS", "IN_SHELL", "run_device_command", "run_in_shell"]
 
 BIN_DIRS = ("/system/bin", "/bin", "/system/xbin", "/vendor/bin", "/product/bin", "/system_ext/bin")
+IN_SHELL = frozenset(("echo", "true", "false"))
+"""mksh built-ins whose device command does what the built-in does (`printf` is not in
+builtins.py's list of mksh's; `test` and `[` have their own, testexpr.py)."""
+
+
+def run_in_shell(shell: Shell, argv: list[str], streams: Streams) -> int:
+    """One of IN_SHELL, by its bare name: the device's command run as mksh runs its
+    built-in, inside the shell (no process for `ps`, no pid used)."""
+    command = shell.host.lookup(argv[0])
+    if command is None:
+        return run_device_command(shell, argv, streams)
+    try:
+        return command(Invocation(argv, streams, shell))
+    except BrokenPipe:  # the same status as the command's own process would have had
+        return SIGPIPE_STATUS
 
 
 def run_device_command(shell: Shell, argv: list[str], streams: Streams) -> int:

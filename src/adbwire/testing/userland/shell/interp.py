@@ -6,8 +6,9 @@ the shell itself, as in mksh, and streams to the client as it runs.
 Background jobs are in jobs.py, compound commands and functions in control.py.
 
 Each command that is not a shell builtin runs as a child process in the device's process
-table (so `ps` shows it); a signal sent to it ends it (status 128+N), one sent to the shell
-runs the shell's trap for it after the current command, or ends the shell.
+table (so `ps` shows it; `echo`, `true` and `false` are mksh built-ins, child.py); a signal
+sent to it ends it (status 128+N), one sent to the shell runs the shell's trap for it after
+the current command, or ends the shell.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from adbwire.testing.userland.shell.aliases import DEFAULT_ALIASES, alias, built
 from adbwire.testing.userland.shell.arith import ArithmeticFailure
 from adbwire.testing.userland.shell.builtins import SHELL_BUILTINS, SHELL_PATH, ExitShell
 from adbwire.testing.userland.shell.builtins_script import SCRIPT_BUILTINS, SPECIAL_BUILTINS
-from adbwire.testing.userland.shell.child import run_device_command
+from adbwire.testing.userland.shell.child import IN_SHELL, run_device_command, run_in_shell
 from adbwire.testing.userland.shell.expand import expand_single, expand_words
 from adbwire.testing.userland.shell.invocation import CommandFn, Invocation, ShellHost
 from adbwire.testing.userland.shell.params import Parameters
@@ -53,7 +54,7 @@ from adbwire.testing.userland.shell.pipeline import run_stages
 from adbwire.testing.userland.shell.read import read_builtin
 from adbwire.testing.userland.shell.source import run_lines
 from adbwire.testing.userland.shell.timing import timed
-from adbwire.testing.userland.shell.ulimit import default_limits
+from adbwire.testing.userland.shell.ulimit import DEFAULT_LIMITS, Limit
 from adbwire.testing.userland.shell.umask import DEFAULT_UMASK, umask
 
 if TYPE_CHECKING:
@@ -70,7 +71,12 @@ BUILTINS = {
     "builtin": builtin,
     "whence": whence,
     "umask": umask,
+    **dict.fromkeys(IN_SHELL, run_in_shell),
 }
+
+_NO_STREAMS = Streams(BytesReader(b""), NullWriter(), NullWriter())
+"""Where a command substitution reads and reports before the shell ran anything (stateless:
+an empty reader stays empty), shared by every new shell."""
 
 
 class Shell(Parameters):
@@ -116,19 +122,20 @@ class Shell(Parameters):
         self.loop_depth = 0
         self.sourcing = 0
         """Scripts being read by `.`: `return` leaves one."""
-        self.limits = default_limits()
-        """`ulimit`: resource -> (soft, hard), None meaning unlimited."""
+        self.limits: Mapping[str, Limit] = DEFAULT_LIMITS
+        """`ulimit`: resource -> (soft, hard), None meaning unlimited; never changed in
+        place (`ulimit` sets a new table), so shells share it."""
         self.substitutions = 0
         self.nesting_reported = False
         """Command substitutions run so far (a command of assignments takes their status)."""
         self.exec_streams: Streams | None = None
         """Where `exec` with only redirections sent the shell's own streams."""
-        self._exec_files = contextlib.ExitStack()
+        self._exec_files: contextlib.ExitStack | None = None  # made by `exec >FILE`
         self._sources = 0
         self.getopts_state = ("1", 0)
         """getopts: the OPTIND it last set, and the letter to read next inside that word
         of grouped options (`-abc`)."""
-        self._streams = Streams(BytesReader(b""), NullWriter(), NullWriter())
+        self._streams = _NO_STREAMS
         self.attrs: dict[str, variables.Attributes] = {}
         self.arrays: dict[str, dict[int, str]] = {}
         """typeset attributes by name (read-only, integer, case, width...); array
@@ -194,7 +201,7 @@ class Shell(Parameters):
         child.functions = dict(self.functions)
         child.exec_streams = self.exec_streams
         child.arg0 = self.arg0
-        child.limits = dict(self.limits)
+        child.limits = self.limits
         child.loop_depth = self.loop_depth
         child.attrs = variables.copy_attributes(self.attrs)
         child.arrays = {name: dict(items) for name, items in self.arrays.items()}
@@ -230,7 +237,8 @@ class Shell(Parameters):
     def close_files(self) -> None:
         """Close what `exec >FILE` opened (a script's end, an interactive session's)."""
         self.exec_streams = None
-        self._exec_files.close()
+        if self._exec_files is not None:
+            self._exec_files.close()
 
     def run_script(self, script: Script, streams: Streams) -> int:
         self._streams = streams
@@ -298,6 +306,8 @@ class Shell(Parameters):
         try:
             if _is_bare_exec(command):  # `exec >FILE 2>&1`: for the rest of the script
                 applied = redirects.applied(self, command.redirects, streams)
+                if self._exec_files is None:
+                    self._exec_files = contextlib.ExitStack()
                 self.exec_streams = self._exec_files.enter_context(applied)
                 return 0
             with redirects.applied(self, command.redirects, streams) as local:

@@ -4,10 +4,11 @@ ones ($? $$ $# $@ $* $0 $! $-)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from adbwire.shell_syntax.tree import Assign
 from adbwire.testing.userland.shell import variables
@@ -21,6 +22,11 @@ if TYPE_CHECKING:
 __all__ = ["Parameters"]
 
 _OPTION_LETTERS = (("errexit", "e"), ("nounset", "u"), ("xtrace", "x"))
+_EXPORTED = variables.Attributes(export=True)
+_EXPORTED_BY_NAMES: dict[tuple[str, ...], dict[str, variables.Attributes]] = {}
+"""The attributes of an environment's names, built once per set of names (they are frozen,
+so every session shares them until a `typeset` replaces one)."""
+MAX_ENVIRONMENTS = 64
 
 
 class Parameters:
@@ -63,10 +69,7 @@ class Parameters:
         variables.assign(self._shell(), name, value)
 
     def _shell(self) -> Shell:
-        from adbwire.testing.userland.shell.interp import Shell  # noqa: PLC0415
-
-        assert isinstance(self, Shell)
-        return self
+        return cast("Shell", self)  # Shell is the only class built on Parameters
 
     def set_element(self, name: str, index: int, value: str) -> None:
         variables.assign(self._shell(), name, value, index=index)
@@ -99,9 +102,21 @@ class Parameters:
 
     def export_environment(self) -> None:
         """The variables the shell started with are exported (`export` lists them)."""
-        for name in self.vars:
-            if name != "IFS":  # the shell's own, not inherited
-                self._shell().attrs.setdefault(name, variables.Attributes()).export = True
+        names = tuple(self.vars)
+        exported = _EXPORTED_BY_NAMES.get(names)
+        if exported is None:
+            # IFS is the shell's own, not inherited
+            exported = {name: _EXPORTED for name in names if name != "IFS"}
+            if len(_EXPORTED_BY_NAMES) >= MAX_ENVIRONMENTS:
+                _EXPORTED_BY_NAMES.clear()
+            _EXPORTED_BY_NAMES[names] = exported
+        attrs = self._shell().attrs
+        if not attrs:  # a new session's shell
+            attrs.update(exported)
+            return
+        for name in exported:
+            old = attrs.get(name)
+            attrs[name] = _EXPORTED if old is None else dataclasses.replace(old, export=True)
 
     def option_letters(self) -> str:
         """`$-`, in mksh's order: e u, i l m s (interactive, login, monitor, stdin), h

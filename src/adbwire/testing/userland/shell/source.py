@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from adbwire.shell_syntax.lexer import Token, tokenize
 from adbwire.shell_syntax.parser import Script, parse_lines
 from adbwire.testing.userland.process import Streams
+from adbwire.testing.userland.shell.aliases import DEFAULT_ALIASES
 
 if TYPE_CHECKING:
     from adbwire.testing.userland.shell.interp import Shell
@@ -17,8 +18,9 @@ if TYPE_CHECKING:
 __all__ = ["run_lines"]
 
 MAX_CACHED_SOURCES = 256
-_LINES: dict[tuple[str, frozenset[tuple[str, str]]], list[Script]] = {}
-"""Parsed lines of command lines that changed no alias, by source and alias table."""
+_LINES: dict[str | tuple[str, frozenset[tuple[str, str]]], list[Script]] = {}
+"""Parsed lines of command lines that changed no alias, by source (with mksh's own alias
+table, every new session's) or by source and alias table."""
 
 
 @functools.lru_cache(maxsize=256)
@@ -32,8 +34,13 @@ def run_lines(shell: Shell, source: str, streams: Streams) -> None:
     """Run each line, parsed with the aliases the lines before it left. Clients repeat
     their command lines: the lines of one that changed no alias are kept, per alias
     table, and parsed again from where an alias changed after all (`. lib.sh`)."""
-    aliases = dict(shell.aliases)
-    key = (source, frozenset(aliases.items()))
+    aliases: dict[str, str]
+    key: str | tuple[str, frozenset[tuple[str, str]]]
+    if shell.aliases == DEFAULT_ALIASES:  # only read: the parser never changes a table
+        aliases, key = DEFAULT_ALIASES, source
+    else:
+        aliases = dict(shell.aliases)
+        key = (source, frozenset(aliases.items()))
     cached = _LINES.get(key)
     done: list[Script] = []
     if cached is not None:

@@ -56,22 +56,25 @@ def _options(args: list[str], streams: Streams, name: str) -> tuple[dict[str, bo
     return flags, args
 
 
-def _apply(attributes: Attributes, flags: dict[str, bool]) -> None:
+def _apply(attributes: Attributes, flags: dict[str, bool]) -> Attributes:
+    """The attributes with the flags' changes (a new value: Attributes are frozen)."""
+    changes: dict[str, bool | str | int] = {}
     for flag, on in flags.items():
         letter = flag[0]
         if letter == "i":
-            attributes.integer = on
+            changes["integer"] = on
         elif letter == "u":  # with -l too, -l wins (`typeset -lu` and `-ul` lower)
-            attributes.upper = on
+            changes["upper"] = on
         elif letter == "l":
-            attributes.lower = on
+            changes["lower"] = on
         elif letter == "r" and on:
-            attributes.readonly = True
+            changes["readonly"] = True
         elif letter == "x":
-            attributes.export = on
+            changes["export"] = on
         elif letter in "LRZ":
-            attributes.justify = letter if on else ""
-            attributes.width = int(flag[1:]) if flag[1:] else 0
+            changes["justify"] = letter if on else ""
+            changes["width"] = int(flag[1:]) if flag[1:] else 0
+    return dataclasses.replace(attributes, **changes) if changes else attributes  # type: ignore[arg-type]
 
 
 def typeset(shell: Shell, argv: list[str], streams: Streams) -> int:
@@ -120,12 +123,12 @@ def _declare(
     old = shell.attrs.get(name)
     if old is not None and old.readonly and (value is not None or flags):
         raise ReadOnlyError(f"read-only: {name}")
-    attributes = dataclasses.replace(old) if old is not None else Attributes()
     readonly = flags.get("r", False)
-    _apply(attributes, {flag: on for flag, on in flags.items() if flag != "r"})
+    changes = {flag: on for flag, on in flags.items() if flag != "r"}
+    attributes = _apply(old or Attributes(), changes)
     current = shell.vars.get(name) if value is None else value
     if attributes.justify and not attributes.width and current is not None:
-        attributes.width = len(current)
+        attributes = dataclasses.replace(attributes, width=len(current))
     if attributes != Attributes():
         shell.attrs[name] = attributes
     else:
@@ -135,7 +138,7 @@ def _declare(
     elif current is not None and name in shell.attrs:  # the value takes the new format
         shell.vars[name] = variables.formatted(shell, attributes, current)
     if readonly:
-        shell.attrs.setdefault(name, attributes).readonly = True
+        shell.attrs[name] = dataclasses.replace(shell.attrs.get(name, attributes), readonly=True)
 
 
 def _print_one(shell: Shell, streams: Streams, name: str) -> int:
@@ -155,9 +158,8 @@ def _assignment(name: str, value: str | None) -> str:
 
 def _matches(attributes: Attributes | None, flags: dict[str, bool]) -> bool:
     """Whether a name has every attribute the flags name (`-i` and `+i` alike)."""
-    probe = Attributes()
-    _apply(probe, dict.fromkeys(flags, True))
-    probe.readonly = "r" in flags
+    probe = _apply(Attributes(), dict.fromkeys(flags, True))
+    probe = dataclasses.replace(probe, readonly="r" in flags)
     return attributes is not None and all(
         getattr(attributes, field.name) == getattr(probe, field.name)
         for field in dataclasses.fields(Attributes)

@@ -7,6 +7,8 @@ a limit, and raise a soft one up to its hard one, as a process without privilege
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from adbwire.testing.userland.process import Streams
@@ -15,7 +17,7 @@ from adbwire.testing.userland.shell.builtins import SHELL_PATH
 if TYPE_CHECKING:
     from adbwire.testing.userland.shell.interp import Shell
 
-__all__ = ["default_limits", "ulimit"]
+__all__ = ["DEFAULT_LIMITS", "Limit", "ulimit"]
 
 Limit = tuple[int | None, int | None]  # (soft, hard); None: unlimited
 
@@ -41,8 +43,10 @@ _NAMES = {letter: name for letter, name, _, _ in _RESOURCES}
 _USAGE = "ulimit: usage: ulimit [-acdefHilnpqRrSstvx] [value]"
 
 
-def default_limits() -> dict[str, Limit]:
-    return {letter: (soft, hard) for letter, _, soft, hard in _RESOURCES}
+DEFAULT_LIMITS: Mapping[str, Limit] = MappingProxyType(
+    {letter: (soft, hard) for letter, _, soft, hard in _RESOURCES}
+)
+"""A new shell's limits, shared read-only: `ulimit` gives its shell a changed copy."""
 
 
 def _show(value: int | None) -> str:
@@ -97,5 +101,5 @@ def ulimit(shell: Shell, argv: list[str], streams: Streams) -> int:
         return 1
     new_soft = current_soft if hard and not soft else value
     new_hard = value if hard or not soft else current_hard
-    shell.limits[letter] = (new_soft, new_hard)
+    shell.limits = {**shell.limits, letter: (new_soft, new_hard)}
     return 0

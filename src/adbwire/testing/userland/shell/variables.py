@@ -9,7 +9,6 @@ read-only name.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
@@ -36,9 +35,10 @@ class ReadOnlyError(ArithmeticFailure):
     status = 2
 
 
-@dataclass
+@dataclass(frozen=True)
 class Attributes:
-    """`typeset` flags of one name."""
+    """`typeset` flags of one name. Frozen: shells share them (a subshell's table, every
+    session's exported environment), and a change makes a new one."""
 
     integer: bool = False
     upper: bool = False
@@ -185,4 +185,4 @@ def _put(table: dict[str, _T], name: str, value: _T | None) -> None:
 
 
 def copy_attributes(attrs: dict[str, Attributes]) -> dict[str, Attributes]:
-    return {name: dataclasses.replace(value) for name, value in attrs.items()}
+    return dict(attrs)  # the values are frozen: the table is all a subshell needs its own
