@@ -31,5 +31,8 @@ async def record_flow(directory: Path, audit: Path | None = None) -> list[dict[s
         async with connected(app) as client:
             for tool, arguments in FLOW:
                 await client.call_tool(tool, arguments)
+                # As an agent reading the result: the screen after an action is skipped
+                # if the device is busy (the next call, say a read) when it is taken.
+                await app.trace.settled(device.serial)
         app.close()
     return read_trace(directory).steps
