@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["export", "readonly", "typeset", "unset"]
 
 _FLAG = re.compile(r"([iulrxp]|[LRZ][0-9]*)")
+_MAX_BASE = (1 << 31) - 1
+"""The largest base mksh reads; past 36 (and 0) it prints in base 10."""
 _ELEMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\[(.*)\]$", re.DOTALL)
 
 
@@ -33,8 +35,8 @@ def _quoted(value: str) -> str:
 
 
 def _options(args: list[str], streams: Streams, name: str) -> tuple[dict[str, bool], list[str]]:
-    """Leading `-FLAGS`/`+FLAGS` words: each flag letter (with a width for L, R, Z) mapped
-    to on/off, and the words left."""
+    """Leading `-FLAGS`/`+FLAGS` words: each flag letter (with a width for L, R, Z, a base
+    for i) mapped to on/off, and the words left."""
     flags: dict[str, bool] = {}
     while args and args[0][:1] in ("-", "+") and len(args[0]) > 1:
         word = args.pop(0)
@@ -42,18 +44,32 @@ def _options(args: list[str], streams: Streams, name: str) -> tuple[dict[str, bo
             break
         on = word[0] == "-"
         text = word[1:]
-        for match in _FLAG.finditer(text):
+        while text:
+            if text[0] == "i" and text[1:2].isdigit():  # mksh: the rest of the word is the base
+                _check_number(streams, name, "bad integer base", text[1:], _MAX_BASE)
+                flags[text] = on
+                break
+            match = _FLAG.match(text)
+            if match is None:
+                _error(streams, f"{name}: -{text[0]}: unknown option")
+                raise ValueError(text[0])
+            if len(match.group()) > 1:
+                _check_number(streams, name, "bad number", match.group()[1:], variables.MAX_WIDTH)
             flags[match.group()] = on
-            if len(match.group()) > 1 and int(match.group()[1:]) > variables.MAX_WIDTH:
-                number = match.group()[1:]
-                message = f"bad number: {number}: Value too large for defined data type"
-                _error(streams, f"{name}: {message}")
-                raise ValueError(number)
-        if "".join(m.group() for m in _FLAG.finditer(text)) != text:
-            bad = next(c for c in text if not _FLAG.fullmatch(c) and not c.isdigit())
-            _error(streams, f"{name}: -{bad}: unknown option")
-            raise ValueError(bad)
+            text = text[match.end() :]
     return flags, args
+
+
+def _check_number(streams: Streams, name: str, what: str, number: str, limit: int) -> None:
+    """mksh's errors for an option's number that is not digits or is past `limit`."""
+    if not number.isdigit():
+        reason = "Invalid argument"
+    elif int(number) > limit:
+        reason = "Value too large for defined data type"
+    else:
+        return
+    _error(streams, f"{name}: {what}: {number}: {reason}")
+    raise ValueError(number)
 
 
 def _apply(attributes: Attributes, flags: dict[str, bool]) -> Attributes:
@@ -63,6 +79,11 @@ def _apply(attributes: Attributes, flags: dict[str, bool]) -> Attributes:
         letter = flag[0]
         if letter == "i":
             changes["integer"] = on
+            if not on:  # mksh: +i forgets the base too
+                changes["base"] = 10
+            elif flag[1:]:
+                base = int(flag[1:])
+                changes["base"] = base if 1 <= base <= 36 else 10
         elif letter == "u":  # with -l too, -l wins (`typeset -lu` and `-ul` lower)
             changes["upper"] = on
         elif letter == "l":
@@ -148,12 +169,16 @@ def _print_one(shell: Shell, streams: Streams, name: str) -> int:
         return 0
     flags = attributes.flags() if attributes is not None else ""
     shown = f"typeset {flags} " if flags else "typeset "
-    streams.stdout.write(f"{shown}{_assignment(name, value)}\n".encode())
+    streams.stdout.write(f"{shown}{_assignment(name, value, attributes)}\n".encode())
     return 0
 
 
-def _assignment(name: str, value: str | None) -> str:
-    return name if value is None else f"{name}={_quoted(value)}"
+def _assignment(name: str, value: str | None, attributes: Attributes | None = None) -> str:
+    if value is None:
+        return name
+    if attributes is not None and attributes.integer and attributes.base != 1:
+        return f"{name}={value}"  # mksh prints a number bare, `16#ff` too
+    return f"{name}={_quoted(value)}"
 
 
 def _matches(attributes: Attributes | None, flags: dict[str, bool]) -> bool:
@@ -163,7 +188,7 @@ def _matches(attributes: Attributes | None, flags: dict[str, bool]) -> bool:
     return attributes is not None and all(
         getattr(attributes, field.name) == getattr(probe, field.name)
         for field in dataclasses.fields(Attributes)
-        if getattr(probe, field.name) and field.name != "width"
+        if getattr(probe, field.name) and field.name not in ("width", "base")
     )
 
 
@@ -178,7 +203,7 @@ def _list(
         attributes = shell.attrs.get(name)
         if flags and not _matches(attributes, flags):
             continue
-        shown = _assignment(name, shell.vars.get(name)) if values else name
+        shown = _assignment(name, shell.vars.get(name), attributes) if values else name
         if prefix:
             flag_text = attributes.flags() if attributes is not None and prefix == "typeset" else ""
             shown = f"{prefix} {flag_text + ' ' if flag_text else ''}{shown}"
@@ -200,7 +225,7 @@ def readonly(shell: Shell, argv: list[str], streams: Streams) -> int:
     if not args:
         for name in sorted(n for n, a in shell.attrs.items() if a.readonly):
             value = shell.vars.get(name)
-            text = f"readonly {_assignment(name, value)}" if printing else name
+            text = f"readonly {_assignment(name, value, shell.attrs[name])}" if printing else name
             streams.stdout.write(text.encode() + b"\n")
         return 0
     return typeset(shell, ["readonly", "-r", *args], streams)

@@ -48,6 +48,8 @@ class Attributes:
     justify: str = ""
     """"L" (left), "R" (right) or "Z" (right, zero-filled) within `width` characters."""
     width: int = 0
+    base: int = 10
+    """An integer's output base (`typeset -i8`: 9 reads `8#11`); 1 is a character."""
 
     def flags(self) -> str:
         """The options `typeset -p` shows them with, in mksh's order."""
@@ -71,7 +73,7 @@ def formatted(shell: Shell, attributes: Attributes | None, value: str) -> str:
     if attributes is None:
         return value
     if attributes.integer:
-        value = str(evaluate(value or "0", shell))
+        value = in_base(evaluate(value or "0", shell), attributes.base)
     if attributes.lower:
         value = value.lower()
     elif attributes.upper:
@@ -79,6 +81,23 @@ def formatted(shell: Shell, attributes: Attributes | None, value: str) -> str:
     if attributes.justify:
         value = _justified(value, attributes)
     return value
+
+
+def in_base(number: int, base: int) -> str:
+    """An integer as mksh prints it in `base`: `BASE#DIGITS` (lower-case letters past 9),
+    the sign in front; bare in base 10; base 1 is `1#` and the character of that code."""
+    if base == 10:
+        return str(number)
+    if base == 1:
+        return "1#" + (chr(number) if 0 <= number < 0x110000 else "?")
+    digits = ""
+    magnitude = abs(number)
+    while True:
+        magnitude, digit = divmod(magnitude, base)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if not magnitude:
+            break
+    return f"{'-' if number < 0 else ''}{base}#{digits}"
 
 
 def _justified(value: str, attributes: Attributes) -> str:
