@@ -1,4 +1,5 @@
-"""The simulated mksh's option numbers: `typeset -iN` (an integer's output base).
+"""The simulated mksh's option numbers: `typeset -iN` (an integer's output base) and
+`read -t SECONDS`.
 
 Expected outputs, errors and statuses come from mksh R59 (`mksh -c SCRIPT </dev/null`,
 Debian's package), with its `mksh: ` prefix written as the device's `/system/bin/sh: ` and
@@ -52,10 +53,53 @@ TYPESET_BASES = [
 ]
 
 
+READ_TIMEOUTS = [  # stdin at its end: an accepted timeout reads nothing, status 1
+    *(
+        (
+            f"read -t '{text}' x; echo $?",
+            "2\n",
+            f"/system/bin/sh: read: syntax error: {reason} '{text}'\n",
+            0,
+        )
+        for text, reason in [
+            ("1e3", "Invalid argument"),
+            ("+1", "Invalid argument"),
+            ("-1", "Invalid argument"),
+            ("1_0", "Invalid argument"),
+            (" 1", "Invalid argument"),
+            ("1 ", "Invalid argument"),
+            ("0x1", "Invalid argument"),
+            ("1.2.3", "Invalid argument"),
+            ("\u0661", "Invalid argument"),  # an Arabic-Indic digit: Python's float reads it
+            ("9223372036854775808", "Value too large for defined data type"),
+            ("99999999999999999999999", "Value too large for defined data type"),
+        ]
+    ),
+    ("read -t 99999999999 x; echo $?; read -t 4294967296.5 x; echo $?", "1\n1\n", "", 0),
+    (
+        "read -t .5 x; echo $?; read -t 1. x; echo $?; read -t1.123456789012 x; echo $?",
+        "1\n1\n1\n",
+        "",
+        0,
+    ),
+    ("read -t 00000000000000000000000001 x; echo $?", "1\n", "", 0),
+]
+
+
 @pytest.mark.parametrize(
     ("script", "out", "err", "status"), TYPESET_BASES, ids=[c[0][:50] for c in TYPESET_BASES]
 )
 def test_typeset_integer_bases_behave_as_under_mksh(
+    tmp_path: Path, script: str, out: str, err: str, status: int
+) -> None:
+    result = run(make_userland(tmp_path), script)
+    assert (result.out, result.err, result.status) == (out, err, status)
+
+
+@pytest.mark.parametrize(
+    ("script", "out", "err", "status"), READ_TIMEOUTS, ids=[c[0][:50] for c in READ_TIMEOUTS]
+)
+def test_read_timeouts_are_read_as_mksh_reads_them(
     tmp_path: Path, script: str, out: str, err: str, status: int
 ) -> None:
     result = run(make_userland(tmp_path), script)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,10 @@ __all__ = ["MAX_READ_LINE", "read_builtin"]
 
 MAX_READ_LINE = 1 << 20
 """Bytes `read` takes for one line; the rest of a longer line is left unread."""
+_TIMEOUT = re.compile(r"[0-9]*(?:\.[0-9]*)?")
+_MAX_TIMEOUT = (1 << 63) - 1
+_LONGEST_WAIT = 86400.0
+"""`read -t`: what mksh accepts, its largest, and the longest the simulator waits."""
 
 
 def read_builtin(shell: Shell, argv: list[str], streams: Streams) -> int:
@@ -27,12 +32,11 @@ def read_builtin(shell: Shell, argv: list[str], streams: Streams) -> int:
     (SIGALRM's), keeping what was read (on a pipe, a pty or the host's input);
     -u is accepted, not applied."""
     raw, values_of, names = _options(argv[1:])
-    deadline = _deadline(values_of.get("t"))
-    if deadline == -1.0:
+    try:
+        deadline = _deadline(values_of.get("t"))
+    except ValueError as exc:
         text = values_of.get("t", "")
-        streams.stderr.write(
-            f"{SHELL_PATH}: read: syntax error: Invalid argument '{text}'\n".encode()
-        )
+        streams.stderr.write(f"{SHELL_PATH}: read: syntax error: {exc} '{text}'\n".encode())
         return 2
     delimiter = (values_of.get("d", "\n") or "\0").encode()[:1]
     exact = "N" in values_of
@@ -93,15 +97,17 @@ def _options(args: list[str]) -> tuple[bool, dict[str, str], list[str]]:
 
 
 def _deadline(text: str | None) -> float | None:
-    """When `read -t` gives up (None: never; -1.0: the value is no number)."""
+    """When `read -t` gives up (None: never). mksh reads only DIGITS[.DIGITS] (".5", "1."
+    and "" too) up to 2^63-1 seconds; ValueError with its reason for anything else. The
+    wait is clamped to a day: no test outlives that, and the shell's streams end sooner."""
     if text is None:
         return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        return -1.0
-    if not 0 <= seconds < 1e9:
-        return -1.0
+    if _TIMEOUT.fullmatch(text) is None:
+        raise ValueError("Invalid argument")
+    whole = text.partition(".")[0].lstrip("0")
+    if len(whole) > len(str(_MAX_TIMEOUT)) or int(whole or "0") > _MAX_TIMEOUT:
+        raise ValueError("Value too large for defined data type")
+    seconds = min(float("0" + text), _LONGEST_WAIT)
     return time.monotonic() + seconds
 
 
