@@ -5,24 +5,16 @@ report on stderr and $-. Expected texts are mksh R59's (with Android's `U` and u
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 
-from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
+from adbwire.testing import SimulatedDevice
 from tests.interop.adb_oracle import ADB, AdbOracle
 
 pytestmark = [
     pytest.mark.interop,
     pytest.mark.skipif(not ADB.exists(), reason="Google's adb is not installed at /usr/bin/adb"),
 ]
-
-
-@pytest.fixture
-def device(adb: AdbOracle) -> Iterator[SimulatedDevice]:
-    with running_device(DeviceOptions(authorized_keys=(adb.public_key,))) as simulated:
-        adb.attach(simulated.serial)
-        yield simulated
 
 
 ALIASES = """\

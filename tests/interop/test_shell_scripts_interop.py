@@ -6,25 +6,17 @@ protocol (v2, exit status) and the legacy raw one. Expected texts are mksh R59c'
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from adbwire.testing import DeviceOptions, SimulatedDevice, running_device
+from adbwire.testing import SimulatedDevice
 from tests.interop.adb_oracle import ADB, AdbOracle
 
 pytestmark = [
     pytest.mark.interop,
     pytest.mark.skipif(not ADB.exists(), reason="Google's adb is not installed at /usr/bin/adb"),
 ]
-
-
-@pytest.fixture
-def device(adb: AdbOracle) -> Iterator[SimulatedDevice]:
-    with running_device(DeviceOptions(authorized_keys=(adb.public_key,))) as simulated:
-        adb.attach(simulated.serial)
-        yield simulated
 
 
 FUNCTIONS = """\
