@@ -19,7 +19,12 @@ TYPESET_BASES = [
     ("typeset -i16 x=255; typeset -p x", "typeset -i x=16#ff\n", "", 0),
     ("typeset -i2 x=5; echo $x; x=x+1; echo $x", "2#101\n2#110\n", "", 0),
     ("typeset -i36 x=35; echo $x; typeset -i36 y=-71; echo $y", "36#z\n-36#1z\n", "", 0),
-    ("typeset -i1 x=65; echo $x", "1#A\n", "", 0),
+    (
+        "for n in 65 -65 0 233 65533 65536; do typeset -i1 x=$n; echo $x; done",
+        "1#A\n1#A\n2#0\n1#\u00e9\n1#\ufffd\n1#\ufffd\n",
+        "",
+        0,
+    ),
     ("typeset -i10 x=5; typeset -p x; typeset -i0 y=5; echo $y", "typeset -i x=5\n5\n", "", 0),
     ("typeset -i37 x=5; echo $?; typeset -p x", "0\ntypeset -i x=5\n", "", 0),
     ("typeset -i08 x=9; echo $x; typeset -i8 -i16 y=5; echo $y", "8#11\n16#5\n", "", 0),

@@ -85,11 +85,15 @@ def formatted(shell: Shell, attributes: Attributes | None, value: str) -> str:
 
 def in_base(number: int, base: int) -> str:
     """An integer as mksh prints it in `base`: `BASE#DIGITS` (lower-case letters past 9),
-    the sign in front; bare in base 10; base 1 is `1#` and the character of that code."""
+    the sign in front; bare in base 10; base 1 is `1#` and the character of that code
+    (a surrogate, which mksh writes as its raw three bytes, is U+FFFD here)."""
     if base == 10:
         return str(number)
-    if base == 1:
-        return "1#" + (chr(number) if 0 <= number < 0x110000 else "?")
+    if base == 1:  # mksh (UTF-8 mode): the magnitude's character, up to U+FFFD; 0 is 2#0
+        code = abs(number)
+        if not code:
+            return "2#0"
+        return "1#" + ("\ufffd" if code > 0xFFFD or 0xD800 <= code < 0xE000 else chr(code))
     digits = ""
     magnitude = abs(number)
     while True:
