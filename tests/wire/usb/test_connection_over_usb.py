@@ -93,7 +93,7 @@ def test_unplug_mid_read_fails_every_open_stream_promptly(
     with scripted_device(device, script), connect(context) as client:
         streams = [client.open_stream("shell:a"), client.open_stream("shell:b")]
         errors: list[BaseException] = []
-        finished = threading.Barrier(3, timeout=3)
+        finished = threading.Barrier(3, timeout=8)
 
         def read(stream: Stream) -> None:
             try:
@@ -107,7 +107,7 @@ def test_unplug_mid_read_fails_every_open_stream_promptly(
         started = time.monotonic()
         both_open.set()
         finished.wait()
-        assert time.monotonic() - started < 2.0  # prompt: not the 5 s join of a stuck reader
+        assert time.monotonic() - started < 4.0  # prompt: not the 5 s join of a stuck reader
         assert [type(e) for e in errors] == [DisconnectedError, DisconnectedError]
         assert all("unplugged" in str(e) for e in errors)
         assert client.connection.state is ConnectionState.CLOSED
@@ -123,5 +123,5 @@ def test_closing_the_client_releases_the_device_promptly(
         device.wait_for_reads(len(device.in_requests) + 1)
         started = time.monotonic()
         client.close()
-        assert time.monotonic() - started < 1.5  # prompt: not the 5 s join of a stuck reader
+        assert time.monotonic() - started < 4.0  # prompt: not the 5 s join of a stuck reader
     assert device.claimed == {} and device.open_handles == 0
