@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,3 +162,21 @@ def rows_of(result: types.CallToolResult) -> list[dict[str, Any]]:
     assert lines[0].startswith("columns: ")
     columns = lines[0].removeprefix("columns: ").split()
     return [dict(zip(columns, json.loads(line), strict=True)) for line in lines[1:]]
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_script(script: str) -> str:
+    """Run `script` in a fresh Python process from the repository (nothing imported yet)
+    and return its stdout; a failure shows the end of its stderr."""
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=REPO,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from adbwire.mcp.catalogue import StaleCatalogueError, ToolEntry, published
 from adbwire.mcp.registry import ToolSpec, all_specs
 from adbwire.mcp.safety.policy import PROFILES, Policy, Risk
 from adbwire.mcp.server.server import build_server, decide
-from tests.mcp.harness import WAIT, data_of, error_of, make_app
+from tests.mcp.harness import WAIT, data_of, error_of, make_app, run_script
 
 REPO = Path(__file__).resolve().parents[2]
 _HATCH_BUILD = re.compile(r"^\[tool\.hatch\.build\.?([^\]]*)\]\n(.*?)(?=^\[|\Z)", re.M | re.S)
@@ -201,14 +200,5 @@ anyio.run(main)
 
 
 def test_concurrent_first_calls_of_a_family_import_it_once() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", CONCURRENT_FIRST_CALLS],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
     # every call ran past the import to the device check (no device: not a load failure)
-    assert done.stdout.split() == ["1", "12", "['no_device']"]
+    assert run_script(CONCURRENT_FIRST_CALLS).split() == ["1", "12", "['no_device']"]

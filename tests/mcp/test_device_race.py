@@ -247,7 +247,7 @@ def test_settling_waits_for_a_connection_under_way(phoenix: Phoenix) -> None:
     try:
         registry.settle(0.05)  # bounded: the attempt is still held back
         assert [record.state for record in registry.records()] == ["connecting"]
-        release.set()
+        threading.Timer(0.3, release.set).start()  # after settle has begun waiting
         registry.settle(WAIT)
         assert [record.state for record in registry.records()] == ["device"]
     finally:

@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 from mcp.shared.exceptions import MCPError
 
-from tests.mcp.harness import connected, make_app, simulated
-
-REPO = Path(__file__).resolve().parents[2]
+from tests.mcp.harness import connected, make_app, run_script, simulated
 
 
 async def test_devices_and_device_info_resources() -> None:
@@ -81,16 +76,7 @@ anyio.run(main)
 
 
 def test_the_first_info_read_loads_the_device_layer_off_the_event_loop() -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", FIRST_INFO_READ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=REPO,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout) == {
+    assert json.loads(run_script(FIRST_INFO_READ)) == {
         "model": "sdk_gphone64_x86_64",
         "on_the_loop": {"adbwire.device.info": False, "adbwire.mcp.runtime": False},
     }
